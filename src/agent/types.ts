@@ -1,0 +1,59 @@
+// The Agent interface. Every agent (nanocoder, oracle, nop, command) returns the same record,
+// so the verifier and scorer never need to know which one ran.
+import type { Task } from '../task/schema.js';
+
+export type Mode = 'hinted' | 'navigation';
+
+/** Why the agent process ended, from its exit code and output. */
+export type ExitKind =
+  | 'success'
+  | 'error'
+  | 'context_exceeded'
+  | 'rate_limited'
+  | 'quota_exceeded'
+  | 'server_error'
+  | 'unreachable'
+  | 'request_timeout'
+  | 'timeout' // NanoBench's wall-clock limit killed it
+  | 'signal'
+  | 'tool_approval_required'
+  | 'invalid_report';
+
+export interface AgentContext {
+  task: Task;
+  mode: Mode;
+  /** Prompt built from the task for this mode. */
+  prompt: string;
+  workspace: string;
+  /** Per-trial scratch directory outside the workspace (home, config, logs). */
+  scratchDir: string;
+  timeoutSec: number;
+  provider: string;
+  model: string;
+  signal?: AbortSignal;
+}
+
+export interface AgentResult {
+  exitCode: number | null;
+  exitKind: ExitKind;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  timedOut: boolean;
+  /** Files the agent says it changed (Nanocoder's filesChanged); ground truth is the git diff. */
+  reportedFilesChanged?: string[];
+  /** Parsed structured report, when the agent produces one. */
+  report?: unknown;
+  /** Token usage when known. */
+  usage?: { inputTokens: number; outputTokens: number; totalTokens: number };
+  /** Set when the agent itself could not run properly (infra error, not a score). */
+  infraError?: string;
+  /** Free-form facts to keep with the trial (versions, tool profile...). */
+  meta?: Record<string, unknown>;
+}
+
+export interface Agent {
+  /** Name as stored in results, e.g. "oracle", "nop", "command:./fix.sh", "nanocoder". */
+  readonly name: string;
+  run(ctx: AgentContext): Promise<AgentResult>;
+}

@@ -1,0 +1,70 @@
+// Loading tasks and datasets from disk. Errors name the file, the field and the fix.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { ZodIssue } from 'zod';
+import { UserError } from '../util/errors.js';
+import { type Task, TaskSchema } from './schema.js';
+
+export interface LoadedTask {
+  task: Task;
+  /** Absolute path of the task file. */
+  file: string;
+  /** Absolute path of the dataset directory the task came from (for its mirror/). */
+  datasetDir: string;
+}
+
+export function formatIssue(file: string, issue: ZodIssue): string {
+  const field = issue.path.length ? issue.path.join('.') : '(top level)';
+  let msg = issue.message;
+  if (issue.code === 'unrecognized_keys') msg = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}; remove them or check the spelling`;
+  else if (issue.code === 'invalid_type' && issue.received === 'undefined') msg = `missing; expected ${issue.expected}`;
+  else if (issue.code === 'invalid_type') msg = `expected ${issue.expected}, got ${issue.received}`;
+  else if (issue.code === 'invalid_string' || issue.code === 'invalid_enum_value') msg = `${issue.message}`;
+  return `${file}: field "${field}": ${msg}`;
+}
+
+export function parseTask(raw: unknown, file: string): Task {
+  const r = TaskSchema.safeParse(raw);
+  if (!r.success) {
+    const lines = r.error.issues.map((i) => formatIssue(file, i));
+    throw new UserError('INVALID_TASK', lines.join('\n'));
+  }
+  return r.data;
+}
+
+export function loadTaskFile(file: string, datasetDir?: string): LoadedTask {
+  const abs = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch {
+    throw new UserError('TASK_NOT_FOUND', `${abs}: cannot read the task file`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new UserError('INVALID_TASK', `${abs}: not valid JSON (${(e as Error).message})`);
+  }
+  return { task: parseTask(raw, abs), file: abs, datasetDir: datasetDir ?? resolve(abs, '..') };
+}
+
+/** A dataset is a directory with tasks/*.json (or *.json directly), or a single task file. */
+export function loadDataset(path: string): LoadedTask[] {
+  const abs = resolve(path);
+  if (!existsSync(abs)) throw new UserError('DATASET_NOT_FOUND', `${abs}: no such dataset directory or task file`);
+  if (statSync(abs).isFile()) return [loadTaskFile(abs)];
+  const taskDir = existsSync(join(abs, 'tasks')) ? join(abs, 'tasks') : abs;
+  const files = readdirSync(taskDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  if (files.length === 0) throw new UserError('DATASET_EMPTY', `${taskDir}: no task files (*.json) found`);
+  const tasks = files.map((f) => loadTaskFile(join(taskDir, f), abs));
+  const seen = new Map<string, string>();
+  for (const t of tasks) {
+    const prev = seen.get(t.task.task_id);
+    if (prev) throw new UserError('DUPLICATE_TASK', `${t.file}: task_id "${t.task.task_id}" is also used by ${prev}`);
+    seen.set(t.task.task_id, t.file);
+  }
+  return tasks;
+}

@@ -1,0 +1,123 @@
+// Task schema v1: the whitepaper's §7 fields plus what the engine needs to run and
+// grade a task deterministically. Unknown fields are rejected (strict objects).
+import { z } from 'zod';
+
+export const RESULT_FORMATS = [
+  'node-tap', // node --test --test-reporter=tap
+  'node-spec', // node --test --test-reporter=spec
+  'unittest', // python -m unittest -v
+  'junit-xml', // pytest --junitxml, or any JUnit XML file
+  'vitest-json', // vitest --reporter=json
+  'jest-json', // jest --json
+  'tap', // mocha --reporter tap, node-tap, any TAP 13/14 producer
+  'exit-code', // no per-test results: the suite is one test that passes on exit 0
+] as const;
+export type ResultFormat = (typeof RESULT_FORMATS)[number];
+
+const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a full 40-character lowercase git commit SHA');
+const isoDate = z.string().datetime({ offset: true, message: 'an ISO-8601 date-time, e.g. 2026-01-15T00:00:00Z' });
+
+export const TestSuiteSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9_-]+$/, 'a short lowercase suite name such as "js" or "py"'),
+    language: z.string().min(1),
+    command: z.string().min(1).describe('shell command run in the workspace root'),
+    format: z.enum(RESULT_FORMATS),
+    result_file: z
+      .string()
+      .optional()
+      .describe('file (relative to the workspace) the runner writes results to, for junit-xml and json formats'),
+    test_files: z
+      .array(z.string())
+      .default([])
+      .describe('paths (or directory prefixes ending in /) the verifier restores to the base state plus test_patch'),
+  })
+  .strict();
+export type TestSuite = z.infer<typeof TestSuiteSchema>;
+
+export const DisputeSchema = z
+  .object({
+    opened_at: isoDate,
+    by: z.string().min(1),
+    claim: z.string().min(1),
+    resolution: z.string().optional(),
+    resolved_at: isoDate.optional(),
+  })
+  .strict();
+
+export const TaskStatusSchema = z
+  .object({
+    state: z.enum(['active', 'retired']),
+    reason: z.string().optional(),
+    retired_in_version: z.string().optional(),
+  })
+  .strict()
+  .refine((s) => s.state === 'active' || (s.reason !== undefined && s.reason.length > 0), {
+    message: 'a retired task needs a reason',
+    path: ['reason'],
+  });
+
+export const TaskSchema = z
+  .object({
+    schema_version: z.literal(1),
+    task_id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" or "-"'),
+    repo: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
+    repo_url: z.string().min(1),
+    issue_url: z.string().nullable().default(null),
+    pr_url: z.string().nullable().default(null),
+    base_commit: sha,
+    languages: z.array(z.string().min(1)).min(1),
+    domain: z.string().min(1),
+    complexity_tier: z.number().int().min(1).max(4),
+    task_type: z.enum(['bug_fix', 'feature', 'refactor', 'performance', 'other']),
+    reasoning_category: z.string().min(1),
+    token_estimate: z.number().int().nonnegative(),
+    problem_statement: z.string().min(1),
+    required_files: z.array(z.string().min(1)).min(1),
+    ground_truth_patch: z.string().min(1).describe('the golden patch WITHOUT test files; never shown to the agent'),
+    test_patch: z.string().describe('the PR\'s test changes; applied by the verifier only'),
+    test_command: z.string().min(1).describe('the whole test command, as the whitepaper records it'),
+    test_suites: z.array(TestSuiteSchema).min(1),
+    fail_to_pass: z.array(z.string()).default([]),
+    pass_to_pass: z.array(z.string()).default([]),
+    install_command: z.string().nullable().default(null),
+    timeouts: z
+      .object({
+        agent_sec: z.number().positive().default(900),
+        verifier_sec: z.number().positive().default(300),
+      })
+      .strict()
+      .default({}),
+    contributor: z.string().min(1),
+    merged_at: isoDate,
+    status: TaskStatusSchema.default({ state: 'active' }),
+    disputes: z.array(DisputeSchema).default([]),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    const names = t.test_suites.map((s) => s.name);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup) ctx.addIssue({ code: 'custom', path: ['test_suites'], message: `suite name "${dup}" is used twice` });
+    for (const [field, ids] of [
+      ['fail_to_pass', t.fail_to_pass],
+      ['pass_to_pass', t.pass_to_pass],
+    ] as const) {
+      ids.forEach((id, i) => {
+        const suite = id.split('::')[0];
+        if (!names.includes(suite))
+          ctx.addIssue({
+            code: 'custom',
+            path: [field, i],
+            message: `test id must start with a suite name and "::" (suites: ${names.join(', ')})`,
+          });
+      });
+    }
+  });
+
+export type Task = z.infer<typeof TaskSchema>;
+export type TaskInput = z.input<typeof TaskSchema>;
+
+/** Test ids are "<suite>::<id reported by the runner>". */
+export function testId(suite: string, id: string): string {
+  return `${suite}::${id}`;
+}
