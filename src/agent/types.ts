@@ -30,6 +30,12 @@ export interface AgentContext {
   timeoutSec: number;
   provider: string;
   model: string;
+  /** 1-based attempt number of this (task, model, mode) cell. */
+  attempt: number;
+  /** OpenAI-compatible endpoint the agent must talk to (scripted server or NanoBench proxy). */
+  endpoint?: { baseUrl: string; apiKey: string };
+  /** Extra environment for the agent process (already isolated; never the user's secrets). */
+  env?: Record<string, string>;
   signal?: AbortSignal;
 }
 
