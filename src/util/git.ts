@@ -1,0 +1,39 @@
+// Thin wrappers over the git CLI. Every call fails loudly with git's own message.
+import { execFileSync } from 'node:child_process';
+import { InfraError } from './errors.js';
+
+/** Environment that makes git ignore the user's config and never prompt. */
+export const GIT_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'nanobench',
+  GIT_AUTHOR_EMAIL: 'nanobench@localhost',
+  GIT_COMMITTER_NAME: 'nanobench',
+  GIT_COMMITTER_EMAIL: 'nanobench@localhost',
+};
+
+export function git(cwd: string, args: string[], input?: string): string {
+  try {
+    return execFileSync('git', args, {
+      cwd,
+      env: GIT_ENV,
+      input,
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    const err = e as { stderr?: string; message: string };
+    throw new InfraError('git', `git ${args.join(' ')} (in ${cwd}): ${(err.stderr || err.message).trim()}`);
+  }
+}
+
+export function tryGit(cwd: string, args: string[]): string | undefined {
+  try {
+    return git(cwd, args);
+  } catch {
+    return undefined;
+  }
+}

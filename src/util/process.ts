@@ -1,0 +1,97 @@
+// Spawning child processes in their own process group, so a timeout or the end of a trial
+// kills everything they started (test runners fork; agents run shells).
+import { spawn } from 'node:child_process';
+
+export interface RunOptions {
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  /** Bytes kept per stream; the rest is dropped with a marker (memory stays bounded). */
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+  input?: string;
+}
+
+export interface RunResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+const DEFAULT_MAX = 20 * 1024 * 1024;
+
+export function killGroup(pid: number | undefined, sig: NodeJS.Signals = 'SIGKILL'): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    // the group is already gone
+  }
+}
+
+/** Run `file args` (no shell). */
+export function run(file: string, args: string[], opts: RunOptions): Promise<RunResult> {
+  const started = Date.now();
+  const max = opts.maxOutputBytes ?? DEFAULT_MAX;
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      detached: true,
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let outLen = 0;
+    let errLen = 0;
+    child.stdout!.on('data', (b: Buffer) => {
+      if (outLen < max) out.push(b);
+      outLen += b.length;
+    });
+    child.stderr!.on('data', (b: Buffer) => {
+      if (errLen < max) err.push(b);
+      errLen += b.length;
+    });
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+    let timedOut = false;
+    const stop = () => {
+      killGroup(child.pid, 'SIGTERM');
+      setTimeout(() => killGroup(child.pid, 'SIGKILL'), 2000).unref();
+    };
+    const timer = opts.timeoutMs
+      ? setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, opts.timeoutMs)
+      : undefined;
+    const onAbort = () => stop();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (e) => {
+      if (timer) clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      // Whatever the leader left behind (background jobs) dies with it.
+      killGroup(child.pid, 'SIGKILL');
+      const trunc = (len: number) => (len > max ? `\n[nanobench: output truncated, ${len} bytes in all]\n` : '');
+      resolve({
+        exitCode: code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8') + trunc(outLen),
+        stderr: Buffer.concat(err).toString('utf8') + trunc(errLen),
+        timedOut,
+        durationMs: Date.now() - started,
+      });
+    });
+  });
+}
+
+/** Run a shell command line with /bin/sh -c. */
+export function runShell(command: string, opts: RunOptions): Promise<RunResult> {
+  return run('/bin/sh', ['-c', command], opts);
+}

@@ -1,0 +1,148 @@
+// Workspace provisioning. A trial gets a fresh copy of a prepared environment snapshot:
+// the repository at base_commit (history up to base only: nothing that reaches past it),
+// with the task's install command already run. Snapshots are built once per
+// (repo, base_commit, install command) and reused by every later trial.
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Task } from '../task/schema.js';
+import { InfraError } from '../util/errors.js';
+import { GIT_ENV, git, tryGit } from '../util/git.js';
+import { runShell } from '../util/process.js';
+import type { RepoSource } from './source.js';
+
+export interface Snapshot {
+  dir: string;
+  /** Tree of the workspace after install: the baseline the agent's changes are diffed against. */
+  baselineTree: string;
+  installRan: boolean;
+}
+
+export interface ProvisionResult {
+  workspace: string;
+  baselineTree: string;
+  /** True when the environment snapshot already existed (install not re-run). */
+  envReused: boolean;
+}
+
+const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
+const slug = (repo: string) => repo.replace(/[^A-Za-z0-9._-]+/g, '_');
+const tmpName = (p: string) => `${p}.tmp-${process.pid}-${Date.now()}`;
+
+/** A bare full clone of the source, private to NanoBench (never shown to an agent). */
+export function ensureSourceClone(cacheDir: string, task: Task, source: RepoSource): string {
+  const dir = join(cacheDir, 'sources', `${slug(task.repo)}-${hash(source.location)}.git`);
+  if (!existsSync(dir)) {
+    mkdirSync(join(cacheDir, 'sources'), { recursive: true });
+    const tmp = tmpName(dir);
+    git(cacheDir, ['clone', '--bare', '--quiet', source.location, tmp]);
+    try {
+      renameSync(tmp, dir);
+    } catch {
+      rmSync(tmp, { recursive: true, force: true }); // another process won the race
+    }
+  }
+  if (!tryGit(dir, ['cat-file', '-e', `${task.base_commit}^{commit}`])) {
+    if (source.kind !== 'remote' || !tryGit(dir, ['fetch', '--quiet', 'origin', '+refs/*:refs/*'])) {
+      if (!tryGit(dir, ['cat-file', '-e', `${task.base_commit}^{commit}`]))
+        throw new InfraError('provision', `base_commit ${task.base_commit} of task ${task.task_id} is not in ${source.location}`);
+    }
+  }
+  return dir;
+}
+
+function buildSnapshot(dir: string, sourceClone: string, task: Task): void {
+  const ws = join(dir, 'ws');
+  mkdirSync(ws, { recursive: true });
+  git(ws, ['init', '--quiet', '--initial-branch=main']);
+  // Fetch exactly base_commit: only objects reachable from it cross over, no refs, no tags.
+  git(ws, [
+    'fetch',
+    '--quiet',
+    '--no-tags',
+    '--upload-pack=git -c uploadpack.allowAnySHA1InWant=true upload-pack',
+    sourceClone,
+    task.base_commit,
+  ]);
+  git(ws, ['update-ref', 'refs/heads/main', task.base_commit]);
+  git(ws, ['reset', '--quiet', '--hard', task.base_commit]);
+  rmSync(join(ws, '.git', 'FETCH_HEAD'), { force: true });
+  git(ws, ['config', 'user.name', 'nanobench-agent']);
+  git(ws, ['config', 'user.email', 'agent@nanobench.invalid']);
+}
+
+async function runInstall(dir: string, task: Task): Promise<void> {
+  if (!task.install_command) return;
+  const r = await runShell(task.install_command, {
+    cwd: join(dir, 'ws'),
+    timeoutMs: task.timeouts.verifier_sec * 1000 * 4,
+  });
+  writeFileSync(join(dir, 'install.log'), `$ ${task.install_command}\nexit ${r.exitCode}\n${r.stdout}\n${r.stderr}`);
+  if (r.exitCode !== 0)
+    throw new InfraError('install', `install command failed for ${task.task_id} (exit ${r.exitCode}${r.timedOut ? ', timed out' : ''}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+}
+
+/** Snapshot of the tree as it is on disk (tracked + untracked, minus ignored), without touching HEAD or the index. */
+export function snapshotTree(ws: string): string {
+  const index = join(ws, '.git', `nanobench-index-${process.pid}-${Date.now()}`);
+  const env = { ...GIT_ENV, GIT_INDEX_FILE: index };
+  try {
+    execFileSync('git', ['add', '-A', '--', '.', ':(exclude).nanocoder'], { cwd: ws, env, stdio: 'pipe' });
+    return execFileSync('git', ['write-tree'], { cwd: ws, env, encoding: 'utf8' }).trim();
+  } catch (e) {
+    throw new InfraError('diff', `cannot snapshot ${ws}: ${(e as Error).message}`);
+  } finally {
+    rmSync(index, { force: true });
+  }
+}
+
+/** Get (building once) the prepared environment for a task. Safe against concurrent builders. */
+export async function ensureSnapshot(cacheDir: string, task: Task, sourceClone: string): Promise<Snapshot & { reused: boolean }> {
+  const key = hash(`${task.repo}\n${task.base_commit}\n${task.install_command ?? ''}`);
+  const dir = join(cacheDir, 'envs', `${slug(task.repo)}-${task.base_commit.slice(0, 12)}-${key}`);
+  const metaFile = join(dir, 'meta.json');
+  if (existsSync(metaFile)) return { ...JSON.parse(readFileSync(metaFile, 'utf8')), dir, reused: true };
+  const tmp = tmpName(dir);
+  mkdirSync(tmp, { recursive: true });
+  try {
+    buildSnapshot(tmp, sourceClone, task);
+    await runInstall(tmp, task);
+    const baselineTree = snapshotTree(join(tmp, 'ws'));
+    const meta = { baselineTree, installRan: Boolean(task.install_command), createdAt: new Date().toISOString() };
+    writeFileSync(join(tmp, 'meta.json'), JSON.stringify(meta, null, 2));
+    try {
+      renameSync(tmp, dir);
+    } catch {
+      rmSync(tmp, { recursive: true, force: true });
+      return { ...JSON.parse(readFileSync(metaFile, 'utf8')), dir, reused: true };
+    }
+    return { ...meta, dir, reused: false };
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** Copy the snapshot into a fresh trial workspace. */
+export function materialize(snapshot: Snapshot, workspace: string): void {
+  rmSync(workspace, { recursive: true, force: true });
+  mkdirSync(join(workspace, '..'), { recursive: true });
+  try {
+    execFileSync('cp', ['-a', join(snapshot.dir, 'ws'), workspace], { stdio: 'pipe' });
+  } catch (e) {
+    throw new InfraError('provision', `cannot copy workspace: ${(e as Error).message}`);
+  }
+}
+
+export async function provision(
+  cacheDir: string,
+  task: Task,
+  source: RepoSource,
+  workspace: string,
+): Promise<ProvisionResult> {
+  const clone = ensureSourceClone(cacheDir, task, source);
+  const snap = await ensureSnapshot(cacheDir, task, clone);
+  materialize(snap, workspace);
+  return { workspace, baselineTree: snap.baselineTree, envReused: snap.reused };
+}
