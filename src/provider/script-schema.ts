@@ -1,0 +1,127 @@
+// Script format for the scripted model server: per model, per task, the exact replies to give.
+// A script is data, not a model: it lets tests and demos drive a real agent deterministically.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type ZodIssue, z } from 'zod';
+import { UserError } from '../util/errors.js';
+
+export const FAIL_KINDS = [
+  'rate_limit', // HTTP 429, generic rate limit
+  'quota', // HTTP 429, "You exceeded your current quota"
+  'context_http', // HTTP 400, OpenAI-style context length error
+  'context_stream', // HTTP 200, then an SSE error event about the context length
+  'server_error', // HTTP 500
+  'slow', // wait delay_ms before sending headers, then answer "Done."
+] as const;
+export type FailKind = (typeof FAIL_KINDS)[number];
+
+const ToolCallSchema = z
+  .object({
+    tool: z.string().min(1).describe('tool name as the agent registers it, e.g. "read_file"'),
+    args: z.record(z.unknown()).default({}),
+  })
+  .strict();
+
+export const StepSchema = z.union([
+  ToolCallSchema,
+  z.object({ tools: z.array(ToolCallSchema).min(1) }).strict(),
+  z.object({ final: z.string() }).strict(),
+  z
+    .object({
+      fail: z.enum(FAIL_KINDS),
+      delay_ms: z.number().int().nonnegative().optional(),
+    })
+    .strict(),
+]);
+export type Step = z.infer<typeof StepSchema>;
+export type ScriptToolCall = z.infer<typeof ToolCallSchema>;
+
+export type Behaviour = { steps: Step[] } | { variants: Behaviour[] };
+type BehaviourInput = { steps: z.input<typeof StepSchema>[] } | { variants: BehaviourInput[] };
+
+// Recursive: variants may nest, e.g. a variant that is itself right half of the time.
+export const BehaviourSchema: z.ZodType<Behaviour, z.ZodTypeDef, BehaviourInput> = z.lazy(() =>
+  z.union([
+    z.object({ steps: z.array(StepSchema) }).strict(),
+    z.object({ variants: z.array(BehaviourSchema).min(1) }).strict(),
+  ]),
+);
+
+export const ModelScriptSchema = z
+  .object({
+    model: z.string().min(1).describe('model name the agent sends in "model"'),
+    description: z.string().default(''),
+    tasks: z
+      .record(BehaviourSchema)
+      .describe('behaviour per task id; "*" is the fallback for any other task'),
+  })
+  .strict();
+export type ModelScript = z.infer<typeof ModelScriptSchema>;
+export type ModelScriptInput = z.input<typeof ModelScriptSchema>;
+
+/** Zod reports a failed union as one vague issue; keep the branch that got furthest instead. */
+function deepestIssue(issue: ZodIssue): ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  let best: ZodIssue | undefined;
+  let tie = false;
+  for (const err of issue.unionErrors) {
+    for (const sub of err.issues) {
+      const cand = deepestIssue(sub);
+      if (!best || cand.path.length > best.path.length) {
+        best = cand;
+        tie = false;
+      } else if (cand.path.length === best.path.length) tie = true;
+    }
+  }
+  if (!best || (tie && best.path.length <= issue.path.length + 1)) return issue;
+  return best;
+}
+
+function describeIssue(issue: ZodIssue): string {
+  const deep = deepestIssue(issue);
+  const where = deep.path.length ? deep.path.join('.') : '(top level)';
+  if (deep.code === 'invalid_union') {
+    const isStep = deep.path.includes('steps');
+    const expected = isStep
+      ? 'a step: {"tool","args"}, {"tools":[...]}, {"final"} or {"fail","delay_ms"?}'
+      : 'a behaviour: {"steps":[...]} or {"variants":[...]}';
+    return `${where}: expected ${expected}`;
+  }
+  return `${where}: ${deep.message}`;
+}
+
+/** Validate one script; errors name the source and the field. */
+export function parseScript(data: unknown, source: string): ModelScript {
+  const parsed = ModelScriptSchema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `  ${describeIssue(i)}`);
+  throw new UserError('invalid_script', `${source}: invalid model script\n${lines.join('\n')}`);
+}
+
+/** Read every *.json in dir as a model script (sorted by file name); model names must be unique. */
+export async function loadScripts(dir: string): Promise<ModelScript[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
+  } catch (err) {
+    throw new UserError('invalid_script', `cannot read script directory ${dir}: ${String(err)}`);
+  }
+  const scripts: ModelScript[] = [];
+  const seen = new Map<string, string>();
+  for (const name of names) {
+    const file = path.join(dir, name);
+    let data: unknown;
+    try {
+      data = JSON.parse(await readFile(file, 'utf8'));
+    } catch (err) {
+      throw new UserError('invalid_script', `${file}: not valid JSON (${(err as Error).message})`);
+    }
+    const script = parseScript(data, file);
+    const other = seen.get(script.model);
+    if (other)
+      throw new UserError('invalid_script', `${file}: model: "${script.model}" is also scripted in ${other}`);
+    seen.set(script.model, file);
+    scripts.push(script);
+  }
+  return scripts;
+}

@@ -1,0 +1,96 @@
+// Run configuration: what the user asked for, resolved into one frozen object that is stored
+// with the run (so --resume can rebuild exactly the same plan). Never holds secrets.
+import { resolve } from 'node:path';
+import type { Mode } from '../agent/types.js';
+import { UserError } from '../util/errors.js';
+import type { ModelRef } from './plan.js';
+
+export interface RunConfig {
+  datasets: string[];
+  agent: string;
+  models: ModelRef[];
+  modes: Mode[];
+  runs?: number;
+  concurrency: number;
+  mirror?: string;
+  keepWorkspaces: boolean;
+  taskIds?: string[];
+  /** Directory relative command agents were resolved against. */
+  cwd: string;
+  /** Nanocoder build (checkout dir or cli.js) when not the pinned dependency. */
+  nanocoder?: string;
+  /** Node binary for Nanocoder. */
+  node?: string;
+  /** Directory of scripted-model scripts, for --provider scripted. */
+  scripts?: string;
+}
+
+export interface RunOptionsInput {
+  agent: string;
+  provider?: string;
+  model?: string[];
+  mode?: string;
+  runs?: string;
+  concurrency?: string;
+  mirror?: string;
+  keepWorkspaces?: boolean;
+  task?: string[];
+  nanocoder?: string;
+  node?: string;
+  scripts?: string;
+}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UserError('BAD_OPTION', `${flag} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+export function parseModes(mode: string | undefined): Mode[] {
+  switch (mode ?? 'hinted') {
+    case 'hinted':
+      return ['hinted'];
+    case 'navigation':
+      return ['navigation'];
+    case 'both':
+      return ['hinted', 'navigation'];
+    default:
+      throw new UserError('BAD_OPTION', `--mode must be hinted, navigation or both, got "${mode}"`);
+  }
+}
+
+const LLM_AGENTS = ['nanocoder'];
+
+export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunConfig {
+  if (datasets.length === 0) throw new UserError('NO_DATASET', 'name at least one dataset directory or task file (e.g. "nanobench run examples")');
+  const agent = o.agent;
+  if (!LLM_AGENTS.includes(agent) && !['oracle', 'nop'].includes(agent) && !agent.startsWith('command:'))
+    throw new UserError('BAD_AGENT', `--agent must be nanocoder, oracle, nop or command:<shell>, got "${agent}"`);
+  if (agent === 'command:') throw new UserError('BAD_AGENT', '--agent command: needs a shell command after the colon');
+  let models: ModelRef[];
+  if (LLM_AGENTS.includes(agent)) {
+    const provider = o.provider ?? 'scripted';
+    const names = (o.model ?? []).flatMap((m) => m.split(',')).filter(Boolean);
+    if (names.length === 0) throw new UserError('NO_MODEL', `--agent ${agent} needs --model NAME (one or more)`);
+    models = names.map((model) => ({ provider, model }));
+  } else {
+    if (o.model?.length) throw new UserError('BAD_OPTION', `--model applies only to LLM agents (nanocoder), not to ${agent}`);
+    models = [{ provider: 'none', model: 'none' }];
+  }
+  return {
+    datasets: datasets.map((d) => resolve(d)),
+    agent,
+    models,
+    modes: parseModes(o.mode),
+    runs: positiveInt(o.runs, '--runs'),
+    concurrency: positiveInt(o.concurrency, '--concurrency') ?? 1,
+    mirror: o.mirror ? resolve(o.mirror) : undefined,
+    keepWorkspaces: Boolean(o.keepWorkspaces),
+    taskIds: o.task?.flatMap((t) => t.split(',')).filter(Boolean),
+    cwd: process.cwd(),
+    nanocoder: o.nanocoder ? resolve(o.nanocoder) : undefined,
+    node: o.node ? resolve(o.node) : undefined,
+    scripts: o.scripts ? resolve(o.scripts) : undefined,
+  };
+}

@@ -1,0 +1,29 @@
+// Every on-disk location of a run is built here, from one root (the directory of the database).
+import { createHash } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+
+export class RunPaths {
+  readonly root: string;
+  constructor(
+    readonly dbPath: string,
+    cacheDir?: string,
+  ) {
+    this.root = dirname(resolve(dbPath));
+    this.cacheDir = cacheDir ? resolve(cacheDir) : join(this.root, 'cache');
+  }
+  readonly cacheDir: string;
+
+  private static slug(key: string): string {
+    const readable = key.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
+    return `${readable}-${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
+  }
+  workspace(runId: string, key: string): string {
+    return join(this.root, 'workspaces', runId, RunPaths.slug(key));
+  }
+  scratch(runId: string, key: string): string {
+    return join(this.root, 'scratch', runId, RunPaths.slug(key));
+  }
+  artifacts(runId: string, key: string): string {
+    return join(this.root, 'artifacts', runId, RunPaths.slug(key));
+  }
+}

@@ -1,0 +1,49 @@
+// Planning: which trials a run consists of. Deterministic order, stable keys (resume and
+// de-duplication depend on them).
+import type { Mode } from '../agent/types.js';
+import type { LoadedTask } from '../task/load.js';
+
+export interface ModelRef {
+  provider: string;
+  model: string;
+}
+
+export interface TrialSpec {
+  key: string;
+  task: LoadedTask;
+  agent: string;
+  provider: string;
+  model: string;
+  mode: Mode;
+  attempt: number;
+}
+
+/** Runs per task from its tier (whitepaper §8.5): tiers 1-2 one run, tiers 3-4 five. */
+export function runsForTier(tier: number): number {
+  return tier <= 2 ? 1 : 5;
+}
+
+export function trialKey(t: Omit<TrialSpec, 'key' | 'task'> & { taskId: string }): string {
+  return [t.taskId, t.agent, t.provider, t.model, t.mode, t.attempt].join('|');
+}
+
+export function planTrials(
+  tasks: LoadedTask[],
+  agent: string,
+  models: ModelRef[],
+  modes: Mode[],
+  runsOverride?: number,
+): TrialSpec[] {
+  const plan: TrialSpec[] = [];
+  for (const lt of tasks) {
+    if (lt.task.status.state !== 'active') continue;
+    const runs = runsOverride ?? runsForTier(lt.task.complexity_tier);
+    for (const m of models)
+      for (const mode of modes)
+        for (let attempt = 1; attempt <= runs; attempt++) {
+          const spec = { taskId: lt.task.task_id, agent, provider: m.provider, model: m.model, mode, attempt };
+          plan.push({ key: trialKey(spec), task: lt, agent, provider: m.provider, model: m.model, mode, attempt });
+        }
+  }
+  return plan;
+}

@@ -1,0 +1,21 @@
+// The failure taxonomy: every label with its score and signal confidence level (whitepaper §9.2).
+
+export const LABELS = {
+  pass: { level: '2', base: 1.0 },
+  context_window_exceeded: { level: '3', base: 0 },
+  insufficient_context_read: { level: '1', base: 0 },
+  zero_signal: { level: '1', base: 0 },
+  hallucinated_api: { level: '4', base: 0 },
+  wrong_abstraction_layer: { level: '4', base: 0 },
+  partial_fix_only: { level: '1+2', base: 0.5 },
+  missing_cross_language_change: { level: '1', base: 0 },
+  incorrect_fix: { level: '2', base: 0 },
+  /** Reported instead of the two Level-4 labels when the human audit agrees < 90%. */
+  implementation_error: { level: '4', base: 0 },
+} as const;
+
+export type Label = keyof typeof LABELS;
+export type ConfidenceLevel = (typeof LABELS)[Label]['level'];
+
+/** Navigation mode: a failed run that touched a required file still earns this much. */
+export const PATHFINDING_CREDIT = 0.1;

@@ -1,0 +1,123 @@
+// The ordered, deterministic scoring rules (docs/ARCHITECTURE.md, "Scoring"). First match wins.
+// No model is involved anywhere: inputs are the diff, the test outcomes and the agent's exit.
+import type { ExitKind, Mode } from '../agent/types.js';
+import { type ConfidenceLevel, LABELS, type Label, PATHFINDING_CREDIT } from './labels.js';
+import { defines, isInterfaceMismatch, missingSymbols, references } from './symbols.js';
+
+export interface TargetTest {
+  id: string;
+  suite: string;
+  passed: boolean;
+  message?: string;
+}
+
+export interface ScoreInput {
+  mode: Mode;
+  requiredFiles: string[];
+  filesChanged: string[];
+  agentExit: ExitKind;
+  failToPass: TargetTest[];
+  passToPass: TargetTest[];
+  /** Suite name -> language, for the cross-language rule. */
+  suiteLanguages: Record<string, string>;
+  /** Extra failure text (suite stderr), searched with the failed tests' messages. */
+  failureText: string;
+  /** Lines the agent's change added. */
+  agentAddedLines: string[];
+  /** Whether `sym` appears in the repository at base_commit (without the PR's test files). */
+  existsAtBase: (sym: string) => boolean;
+}
+
+export interface ScoreOutcome {
+  label: Label;
+  score: number;
+  confidenceLevel: ConfidenceLevel;
+  flags: string[];
+  explanation: string;
+  /** The symbol that made a run hallucinated_api. */
+  symbol?: string;
+}
+
+const STOPPED_BEFORE_EDIT: ExitKind[] = ['context_exceeded', 'rate_limited', 'quota_exceeded'];
+
+function outcome(label: Label, explanation: string, extra: Partial<ScoreOutcome> = {}): ScoreOutcome {
+  return { label, score: LABELS[label].base, confidenceLevel: LABELS[label].level, flags: [], explanation, ...extra };
+}
+
+function hallucinatedSymbol(input: ScoreInput, text: string): string | undefined {
+  return missingSymbols(text).find(
+    (sym) =>
+      references(input.agentAddedLines, sym) && !defines(input.agentAddedLines, sym) && !input.existsAtBase(sym),
+  );
+}
+
+/** Apply the rules in order and return the first match, with pathfinding credit in navigation mode. */
+export function score(input: ScoreInput): ScoreOutcome {
+  const result = classify(input);
+  const overlap = input.filesChanged.some((f) => input.requiredFiles.includes(f));
+  if (input.mode === 'navigation' && result.label !== 'pass' && overlap && result.score < PATHFINDING_CREDIT) {
+    result.score = PATHFINDING_CREDIT;
+    result.flags.push('pathfinding_credit');
+  }
+  return result;
+}
+
+function classify(input: ScoreInput): ScoreOutcome {
+  const { failToPass: f2p, passToPass: p2p } = input;
+  const f2pPassed = f2p.filter((t) => t.passed).length;
+  const counts = `${f2pPassed}/${f2p.length} fail_to_pass, ${p2p.filter((t) => t.passed).length}/${p2p.length} pass_to_pass`;
+  const overlap = input.filesChanged.filter((f) => input.requiredFiles.includes(f));
+
+  // 1. Halted on a context-size / rate-limit error before editing anything.
+  if (STOPPED_BEFORE_EDIT.includes(input.agentExit) && input.filesChanged.length === 0)
+    return outcome('context_window_exceeded', `agent stopped (${input.agentExit}) before changing any file`);
+
+  // 2. Everything passes. A correct alternative fix is never scored 0 (deviation from the whitepaper).
+  if (f2p.length > 0 && f2pPassed === f2p.length && p2p.every((t) => t.passed)) {
+    const flags = overlap.length === 0 ? ['pass_outside_required_files'] : [];
+    return outcome('pass', `all tests pass (${counts})`, { flags });
+  }
+
+  // 3. No required file touched.
+  if (overlap.length === 0)
+    return input.mode === 'navigation'
+      ? outcome('insufficient_context_read', `changed none of the required files (${counts})`)
+      : outcome('zero_signal', `changed none of the required files in hinted mode (${counts})`);
+
+  const failedText = [...f2p, ...p2p]
+    .filter((t) => !t.passed)
+    .map((t) => t.message ?? '')
+    .concat(input.failureText)
+    .join('\n');
+
+  if (f2pPassed === 0) {
+    // 4. A symbol the agent's own change uses that exists nowhere.
+    const sym = hallucinatedSymbol(input, failedText);
+    if (sym) return outcome('hallucinated_api', `tests fail on "${sym}", which the change uses but which exists neither at base nor in the change`, { symbol: sym });
+    // 5. Interface mismatch.
+    if (isInterfaceMismatch(failedText))
+      return outcome('wrong_abstraction_layer', `tests fail on an interface mismatch (${counts})`);
+  }
+
+  // 6. At least half of the target tests pass (>=, not >).
+  if (f2p.length > 0 && f2pPassed * 2 >= f2p.length) return outcome('partial_fix_only', `partial fix (${counts})`);
+
+  // 7. Polyglot, navigation: one language's tests all pass while another's fail.
+  const languages = new Set(Object.values(input.suiteLanguages));
+  if (input.mode === 'navigation' && languages.size > 1) {
+    const byLang = new Map<string, boolean>();
+    for (const t of [...f2p, ...p2p]) {
+      const lang = input.suiteLanguages[t.suite];
+      byLang.set(lang, (byLang.get(lang) ?? true) && t.passed);
+    }
+    const states = [...byLang.values()];
+    if (states.includes(true) && states.includes(false)) {
+      const ok = [...byLang].filter(([, v]) => v).map(([k]) => k);
+      const bad = [...byLang].filter(([, v]) => !v).map(([k]) => k);
+      return outcome('missing_cross_language_change', `${ok.join(', ')} tests pass but ${bad.join(', ')} tests fail`);
+    }
+  }
+
+  // 8. Everything else.
+  return outcome('incorrect_fix', `fix is incorrect (${counts})`);
+}

@@ -1,0 +1,41 @@
+// Schema migrations, applied in order; PRAGMA user_version records how far a file has come.
+export const MIGRATIONS: string[] = [
+  `CREATE TABLE runs (
+     id TEXT PRIMARY KEY,
+     created_at TEXT NOT NULL,
+     finished_at TEXT,
+     status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+     config TEXT NOT NULL,          -- JSON: the resolved run configuration (no secrets)
+     plan_size INTEGER NOT NULL
+   );
+   CREATE TABLE trials (
+     id INTEGER PRIMARY KEY,
+     run_id TEXT NOT NULL REFERENCES runs(id),
+     trial_key TEXT NOT NULL,
+     task_id TEXT NOT NULL,
+     agent TEXT NOT NULL,
+     provider TEXT NOT NULL,
+     model TEXT NOT NULL,
+     mode TEXT NOT NULL,
+     attempt INTEGER NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('scored', 'error')),
+     score REAL,
+     label TEXT,
+     confidence_level TEXT,
+     tests_passed INTEGER NOT NULL DEFAULT 0,
+     tests_failed INTEGER NOT NULL DEFAULT 0,
+     tests_total INTEGER NOT NULL DEFAULT 0,
+     files_changed TEXT NOT NULL DEFAULT '[]',
+     flags TEXT NOT NULL DEFAULT '[]',
+     exit_kind TEXT,
+     timed_out INTEGER NOT NULL DEFAULT 0,
+     error TEXT,
+     details TEXT NOT NULL DEFAULT '{}',
+     started_at TEXT NOT NULL,
+     finished_at TEXT NOT NULL,
+     duration_ms INTEGER NOT NULL,
+     artifacts_dir TEXT,
+     UNIQUE (run_id, trial_key)
+   );
+   CREATE INDEX trials_run ON trials(run_id);`,
+];

@@ -1,0 +1,134 @@
+// The results store: one SQLite file in WAL mode. Each finished trial is one transaction, so a
+// crash loses at most the trials still in flight; artifacts live as files next to the database.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { UserError } from '../util/errors.js';
+import { MIGRATIONS } from './migrations.js';
+
+export interface TrialRecord {
+  run_id: string;
+  trial_key: string;
+  task_id: string;
+  agent: string;
+  provider: string;
+  model: string;
+  mode: string;
+  attempt: number;
+  status: 'scored' | 'error';
+  score: number | null;
+  label: string | null;
+  confidence_level: string | null;
+  tests_passed: number;
+  tests_failed: number;
+  tests_total: number;
+  files_changed: string[];
+  flags: string[];
+  exit_kind: string | null;
+  timed_out: boolean;
+  error: string | null;
+  details: Record<string, unknown>;
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+  artifacts_dir: string | null;
+}
+
+export interface RunRecord {
+  id: string;
+  created_at: string;
+  finished_at: string | null;
+  status: 'running' | 'finished' | 'interrupted';
+  config: Record<string, unknown>;
+  plan_size: number;
+}
+
+const JSON_COLS = ['files_changed', 'flags', 'details'] as const;
+
+export class Store {
+  private constructor(private readonly db: Database.Database) {}
+
+  static open(path: string): Store {
+    mkdirSync(dirname(path), { recursive: true });
+    let db: Database.Database;
+    try {
+      db = new Database(path);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('busy_timeout = 5000');
+      db.pragma('foreign_keys = ON');
+    } catch (e) {
+      throw new UserError('STORE_OPEN', `${path}: cannot open the results database (${(e as Error).message})`);
+    }
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length)
+      throw new UserError('STORE_VERSION', `${path}: written by a newer NanoBench (schema ${version}); upgrade NanoBench`);
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      db.transaction(() => {
+        db.exec(MIGRATIONS[v]);
+        db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+    return new Store(db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  createRun(run: RunRecord): void {
+    this.db
+      .prepare('INSERT INTO runs (id, created_at, finished_at, status, config, plan_size) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(run.id, run.created_at, run.finished_at, run.status, JSON.stringify(run.config), run.plan_size);
+  }
+
+  setRunStatus(id: string, status: RunRecord['status']): void {
+    const finished = status === 'running' ? null : new Date().toISOString();
+    this.db.prepare('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(status, finished, id);
+  }
+
+  getRun(id: string): RunRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    return row ? { ...(row as unknown as RunRecord), config: JSON.parse(row.config as string) } : undefined;
+  }
+
+  latestRun(): RunRecord | undefined {
+    const row = this.db.prepare('SELECT id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as { id: string } | undefined;
+    return row ? this.getRun(row.id) : undefined;
+  }
+
+  listRuns(): RunRecord[] {
+    const rows = this.db.prepare('SELECT id FROM runs ORDER BY created_at, rowid').all() as { id: string }[];
+    return rows.map((r) => this.getRun(r.id)!);
+  }
+
+  /** Store one finished trial atomically. Returns false if it was already stored (never duplicated). */
+  insertTrial(t: TrialRecord): boolean {
+    const cols = Object.keys(t) as (keyof TrialRecord)[];
+    const values = cols.map((c) => {
+      const v = t[c];
+      if ((JSON_COLS as readonly string[]).includes(c)) return JSON.stringify(v);
+      if (typeof v === 'boolean') return v ? 1 : 0;
+      return v;
+    });
+    const sql = `INSERT OR IGNORE INTO trials (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+    const info = this.db.transaction(() => this.db.prepare(sql).run(...values))();
+    return info.changes === 1;
+  }
+
+  trialKeys(runId: string): Set<string> {
+    const rows = this.db.prepare('SELECT trial_key FROM trials WHERE run_id = ?').all(runId) as { trial_key: string }[];
+    return new Set(rows.map((r) => r.trial_key));
+  }
+
+  trials(runId: string): TrialRecord[] {
+    const rows = this.db.prepare('SELECT * FROM trials WHERE run_id = ? ORDER BY id').all(runId) as Record<string, unknown>[];
+    return rows.map((r) => {
+      const out: Record<string, unknown> = { ...r };
+      delete out.id;
+      for (const c of JSON_COLS) out[c] = JSON.parse(r[c] as string);
+      out.timed_out = r.timed_out === 1;
+      return out as unknown as TrialRecord;
+    });
+  }
+}

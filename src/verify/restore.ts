@@ -1,0 +1,43 @@
+// Put the tests back the way the PR has them, whatever the agent did to them: every test path
+// returns to its baseline content (agent-added files under it are removed), then test_patch is
+// applied. The agent can never earn reward by editing tests.
+import { existsSync, rmSync } from 'node:fs';
+import { isAbsolute, join, normalize } from 'node:path';
+import type { Task } from '../task/schema.js';
+import { InfraError } from '../util/errors.js';
+import { git } from '../util/git.js';
+import { runShell } from '../util/process.js';
+
+/** Paths named in a unified diff's headers (a/ and b/ sides). */
+export function patchPaths(patch: string): string[] {
+  const paths = new Set<string>();
+  for (const m of patch.matchAll(/^diff --git a\/(.+?) b\/(.+)$/gm)) {
+    paths.add(m[1]);
+    paths.add(m[2]);
+  }
+  return [...paths];
+}
+
+export function protectedTestPaths(task: Task): string[] {
+  const all = new Set<string>(patchPaths(task.test_patch));
+  for (const s of task.test_suites) for (const p of s.test_files) all.add(p);
+  return [...all].map((p) => {
+    const n = normalize(p);
+    if (isAbsolute(n) || n.startsWith('..')) throw new InfraError('verify', `test path "${p}" escapes the workspace`);
+    return n.replace(/\/$/, '');
+  });
+}
+
+export async function restoreTests(ws: string, baselineTree: string, task: Task): Promise<string[]> {
+  const paths = protectedTestPaths(task);
+  for (const p of paths) {
+    rmSync(join(ws, p), { recursive: true, force: true });
+    const tracked = git(ws, ['ls-tree', '-r', '--name-only', baselineTree, '--', p]).trim();
+    if (tracked) git(ws, ['restore', `--source=${baselineTree}`, '--worktree', '--', p]);
+  }
+  if (task.test_patch.trim()) {
+    const r = await runShell('git apply --whitespace=nowarn -', { cwd: ws, input: task.test_patch, timeoutMs: 60_000 });
+    if (r.exitCode !== 0) throw new InfraError('verify', `test_patch does not apply: ${r.stderr.trim()}`);
+  }
+  return paths.filter((p) => existsSync(join(ws, p)));
+}
