@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadTaskFile, parseTask } from '../../src/task/load.js';
+import { generatedSchemas } from '../../src/task/json-schema.js';
+import { UserError } from '../../src/util/errors.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const minimal = {
+  schema_version: 1,
+  task_id: 'demo-001',
+  repo: 'acme/widgets',
+  repo_url: 'https://example.invalid/acme/widgets',
+  base_commit: 'a'.repeat(40),
+  languages: ['javascript'],
+  domain: 'utilities',
+  complexity_tier: 1,
+  task_type: 'bug_fix',
+  reasoning_category: 'local_logic',
+  token_estimate: 1000,
+  problem_statement: 'Widgets break.',
+  required_files: ['src/w.js'],
+  ground_truth_patch: 'diff --git a/src/w.js b/src/w.js\n',
+  test_patch: '',
+  test_command: 'node --test',
+  test_suites: [{ name: 'js', language: 'javascript', command: 'node --test --test-reporter=tap', format: 'node-tap' }],
+  fail_to_pass: ['js::w > works'],
+  contributor: 'someone',
+  merged_at: '2026-02-01T00:00:00Z',
+};
+
+describe('task schema v1', () => {
+  it('the checked-in schemas/task.schema.json matches the code (regenerate: npm run schemas)', () => {
+    const onDisk = JSON.parse(readFileSync('schemas/task.schema.json', 'utf8'));
+    expect(onDisk).toEqual(generatedSchemas()['task.schema.json']);
+  });
+
+  it('fills defaults', () => {
+    const t = parseTask(minimal, 'x.json');
+    expect(t.status).toEqual({ state: 'active' });
+    expect(t.timeouts).toEqual({ agent_sec: 900, verifier_sec: 300 });
+    expect(t.pass_to_pass).toEqual([]);
+  });
+
+  it('names the file, the field and what was expected', () => {
+    const bad = { ...minimal, base_commit: 'abc', complexity_tier: 7 };
+    expect(() => parseTask(bad, '/d/t.json')).toThrow(/\/d\/t.json: field "base_commit": a full 40-character/);
+    expect(() => parseTask(bad, '/d/t.json')).toThrow(/field "complexity_tier"/);
+  });
+
+  it('rejects unknown fields by name', () => {
+    expect(() => parseTask({ ...minimal, golden: 'x' }, 't.json')).toThrow(/unknown field\(s\) "golden"/);
+  });
+
+  it('rejects test ids without a known suite prefix', () => {
+    expect(() => parseTask({ ...minimal, fail_to_pass: ['py::x'] }, 't.json')).toThrow(/field "fail_to_pass.0": test id must start with a suite name/);
+  });
+
+  it('a retired task needs a reason', () => {
+    expect(() => parseTask({ ...minimal, status: { state: 'retired' } }, 't.json')).toThrow(/field "status.reason"/);
+  });
+
+  it('invalid JSON is a UserError naming the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nb-'));
+    writeFileSync(join(dir, 'bad.json'), '{ nope');
+    expect(() => loadTaskFile(join(dir, 'bad.json'))).toThrow(UserError);
+    expect(() => loadTaskFile(join(dir, 'bad.json'))).toThrow(/bad.json: not valid JSON/);
+  });
+});
