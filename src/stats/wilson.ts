@@ -1,0 +1,35 @@
+// Wilson score interval for a binomial proportion (Wilson 1927). Unlike the normal
+// approximation it stays inside [0, 1] and is honest at 0/N and N/N, which small N makes common.
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+/** z for a two-sided 95% interval. */
+export const Z95 = 1.959963984540054;
+
+export function wilson(successes: number, n: number, z = Z95): Interval {
+  if (!Number.isInteger(successes) || !Number.isInteger(n) || n < 0 || successes < 0 || successes > n)
+    throw new RangeError(`wilson: need integers 0 <= successes <= n, got ${successes}/${n}`);
+  if (n === 0) return { low: 0, high: 1 };
+  const p = successes / n;
+  const z2 = z * z;
+  const denom = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denom;
+  const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  // Clamp away floating-point dust at the ends (0/N must give exactly 0, N/N exactly 1).
+  return { low: successes === 0 ? 0 : Math.max(0, centre - half), high: successes === n ? 1 : Math.min(1, centre + half) };
+}
+
+/** Two results differ only if their intervals do not overlap. */
+export function overlaps(a: Interval, b: Interval): boolean {
+  return a.low <= b.high && b.low <= a.high;
+}
+
+export type Verdict = 'improvement' | 'regression' | 'not distinguishable from noise';
+
+export function verdict(base: Interval, candidate: Interval): Verdict {
+  if (overlaps(base, candidate)) return 'not distinguishable from noise';
+  return candidate.low > base.high ? 'improvement' : 'regression';
+}

@@ -1,0 +1,59 @@
+// Run the built CLI (dist/) the way a user does: a child process, stdout and stderr apart.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const CLI = join(ROOT, 'dist/cli/main.js');
+export const EXAMPLES = join(ROOT, 'examples');
+export const AGENTS = join(ROOT, 'test/fixtures/agents');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function tempDir(prefix = 'nb-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function nanobench(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, ...opts.env },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Start the CLI without waiting (for kill-and-resume tests). */
+export function nanobenchAsync(args: string[], opts: { cwd?: string } = {}) {
+  return spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export interface TrialJson {
+  task_id: string;
+  agent: string;
+  provider: string;
+  model: string;
+  mode: string;
+  attempt: number;
+  status: string;
+  score: number | null;
+  label: string | null;
+  confidence_level: string | null;
+  tests: { passed: number; failed: number; total: number };
+  files_changed: string[];
+  flags: string[];
+  error: string | null;
+  exit_kind: string | null;
+}
+
+export function runJson(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { run_id: string; trials: TrialJson[]; summary: Record<string, unknown> } {
+  const r = nanobench([...args, '--json'], opts);
+  if (r.code !== 0) throw new Error(`nanobench ${args.join(' ')} exited ${r.code}\n${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
