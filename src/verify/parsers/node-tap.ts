@@ -1,0 +1,8 @@
+// node --test --test-reporter=tap: TAP 13 with "# Subtest:" headers and indented subtests.
+// The generic TAP reader already handles node's specifics: describe() blocks ("type: 'suite'")
+// are parents so only leaves are reported, and a test file that fails to load (a failed point
+// named by its path) gets the crash output node prints as comments just before it.
+import type { Parser } from '../types.js';
+import { parseTap } from './tap.js';
+
+export const parse: Parser = (raw) => parseTap(raw, 'node --test TAP output');
