@@ -1,8 +1,9 @@
 // Why a Nanocoder run ended. Model-server failures leave stdout empty and only show up as one
 // line on stderr (Nanocoder's error-parser wording), so they are classified from that text.
 // Patterns come from outputs captured from the real binary (test/fixtures/nanocoder/).
-import type { ExitKind } from './types.js';
+
 import type { NanocoderReport } from './nanocoder-report.js';
+import type { ExitKind } from './types.js';
 
 export interface NanocoderExitFacts {
   exitCode: number | null;
@@ -19,12 +20,16 @@ export interface NanocoderExitFacts {
 // Order matters: a context error can arrive as a 400 "Bad request: ..." and must not be read as
 // anything else; quota before rate limit because both come from HTTP 429.
 const STDERR_RULES: [RegExp, ExitKind][] = [
-  [/maximum context length|exceeds the available context size|Context too large/i, 'context_exceeded'],
+  [
+    /maximum context length|exceeds the available context size|Context too large/i,
+    'context_exceeded',
+  ],
   // Nanocoder prints "Rate limit: <message>" for 429s mentioning quota or a usage limit.
   [/exceeded your current quota|Rate limit: .*usage limit/i, 'quota_exceeded'],
   [/Rate limit exceeded/i, 'rate_limited'],
   [/Server error:/, 'server_error'],
-  [/Connection failed/, 'unreachable'],
+  // "other side closed": undici's message when the server drops the connection without replying.
+  [/Connection failed|^other side closed$/, 'unreachable'],
   [/Request timed out/, 'request_timeout'],
 ];
 

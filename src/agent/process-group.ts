@@ -1,8 +1,12 @@
-// Run an agent process in its own process group with a wall-clock limit. The whole group is
-// killed (not just the leader) so shells, test runners or servers the agent started cannot
-// outlive the trial and disturb verification.
+// Run an agent process in its own process group with a wall-clock limit. Everything it started
+// is killed at the end so shells, test runners or servers cannot outlive the trial and disturb
+// verification. A group kill is not enough for Nanocoder: its bash tool spawns `sh -c` detached
+// (a new session), so descendants are also found by an environment tag they all inherit.
+
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 
 export interface GroupRunOptions {
   command: string;
@@ -18,6 +22,8 @@ export interface GroupRunOptions {
   stdoutFile?: string;
   stderrFile?: string;
 }
+
+export const TAG_VAR = 'NANOBENCH_PROCESS_TAG';
 
 export interface GroupRunResult {
   exitCode: number | null;
@@ -79,6 +85,44 @@ function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
   }
 }
 
+/** Pids of live processes (other than us) whose environment holds TAG_VAR=tag. Linux only. */
+export async function findTagged(tag: string): Promise<number[]> {
+  const needle = Buffer.from(`\0${TAG_VAR}=${tag}\0`);
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  await Promise.all(
+    entries.map(async (e) => {
+      const pid = Number(e);
+      if (!Number.isInteger(pid) || pid === process.pid) return;
+      try {
+        const env = await readFile(`/proc/${pid}/environ`);
+        if (Buffer.concat([Buffer.from([0]), env]).includes(needle)) pids.push(pid);
+      } catch {
+        // gone, or not ours to read
+      }
+    }),
+  );
+  return pids;
+}
+
+async function killTagged(tag: string, sig: NodeJS.Signals): Promise<void> {
+  // A few passes: a process may fork while we scan.
+  for (let pass = 0; pass < 3; pass++) {
+    const pids = await findTagged(tag);
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, sig);
+      } catch {}
+    }
+  }
+}
+
 export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResult> {
   const started = Date.now();
   const cap = o.maxOutputBytes ?? 20 * 1024 * 1024;
@@ -91,10 +135,11 @@ export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResul
   if (o.signal?.aborted)
     return finish({ exitCode: null, signal: null, timedOut: false, aborted: true });
 
+  const tag = randomUUID();
   // stdin is /dev/null: the agent must never wait for a human.
   const child = spawn(o.command, o.args, {
     cwd: o.cwd,
-    env: o.env,
+    env: { ...o.env, [TAG_VAR]: tag },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -107,8 +152,13 @@ export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResul
   let killTimer: NodeJS.Timeout | undefined;
   const stop = () => {
     if (exited) return;
+    // One SIGTERM to the group only: a second one (e.g. via the tag) makes Nanocoder die from the
+    // signal instead of shutting down. Escaped descendants get SIGKILL when the leader is gone.
     killGroup(child.pid, 'SIGTERM');
-    killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), o.killGraceMs ?? 5000);
+    killTimer = setTimeout(() => {
+      killGroup(child.pid, 'SIGKILL');
+      void killTagged(tag, 'SIGKILL');
+    }, o.killGraceMs ?? 5000);
   };
   const timer = setTimeout(() => {
     timedOut = true;
@@ -120,20 +170,24 @@ export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResul
   };
   o.signal?.addEventListener('abort', onAbort, { once: true });
 
-  const result = await new Promise<{ code: number | null; sig: NodeJS.Signals | null; error?: string }>(
-    (resolve) => {
-      child.once('error', (e) => resolve({ code: null, sig: null, error: e.message }));
-      child.once('exit', () => {
-        exited = true;
-        // The leader is gone; anything it left behind in its group goes too. Without this,
-        // a background child holding our pipes open would also stall 'close' forever.
-        killGroup(child.pid, 'SIGKILL');
-      });
-      child.once('close', (code, sig) => resolve({ code, sig }));
-    },
-  );
+  const result = await new Promise<{
+    code: number | null;
+    sig: NodeJS.Signals | null;
+    error?: string;
+  }>((resolve) => {
+    child.once('error', (e) => resolve({ code: null, sig: null, error: e.message }));
+    child.once('exit', () => {
+      exited = true;
+      // The leader is gone; anything it left behind goes too. Without this, a background
+      // child holding our pipes open would also stall 'close' forever.
+      killGroup(child.pid, 'SIGKILL');
+      void killTagged(tag, 'SIGKILL');
+    });
+    child.once('close', (code, sig) => resolve({ code, sig }));
+  });
   clearTimeout(timer);
   if (killTimer) clearTimeout(killTimer);
+  await killTagged(tag, 'SIGKILL'); // also the ones started after the leader's exit began
   o.signal?.removeEventListener('abort', onAbort);
   return finish({
     exitCode: result.code,

@@ -59,22 +59,20 @@ export const ModelScriptSchema = z
 export type ModelScript = z.infer<typeof ModelScriptSchema>;
 export type ModelScriptInput = z.input<typeof ModelScriptSchema>;
 
-/** Zod reports a failed union as one vague issue; keep the branch that got furthest instead. */
+/**
+ * Zod reports a failed union as one vague issue. A branch missing one of its own keys is not
+ * the one the author meant; when exactly one branch remains, report that branch's problem.
+ */
 function deepestIssue(issue: ZodIssue): ZodIssue {
   if (issue.code !== 'invalid_union') return issue;
-  let best: ZodIssue | undefined;
-  let tie = false;
-  for (const err of issue.unionErrors) {
-    for (const sub of err.issues) {
-      const cand = deepestIssue(sub);
-      if (!best || cand.path.length > best.path.length) {
-        best = cand;
-        tie = false;
-      } else if (cand.path.length === best.path.length) tie = true;
-    }
-  }
-  if (!best || (tie && best.path.length <= issue.path.length + 1)) return issue;
-  return best;
+  const depth = issue.path.length + 1;
+  const meant = issue.unionErrors.filter(
+    (e) =>
+      !e.issues.some(
+        (i) => i.code === 'invalid_type' && i.received === 'undefined' && i.path.length === depth,
+      ),
+  );
+  return meant.length === 1 && meant[0].issues[0] ? deepestIssue(meant[0].issues[0]) : issue;
 }
 
 function describeIssue(issue: ZodIssue): string {
@@ -119,7 +117,10 @@ export async function loadScripts(dir: string): Promise<ModelScript[]> {
     const script = parseScript(data, file);
     const other = seen.get(script.model);
     if (other)
-      throw new UserError('invalid_script', `${file}: model: "${script.model}" is also scripted in ${other}`);
+      throw new UserError(
+        'invalid_script',
+        `${file}: model: "${script.model}" is also scripted in ${other}`,
+      );
     seen.set(script.model, file);
     scripts.push(script);
   }

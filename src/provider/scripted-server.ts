@@ -4,10 +4,19 @@
 // so retries and parallel trials need no bookkeeping.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Behaviour, FailKind, ModelScript, ScriptToolCall, Step } from './script-schema.js';
+import type { Behaviour, ModelScript, Step } from './script-schema.js';
+import {
+  errorBody,
+  plainReply,
+  replyFor,
+  sendFailure,
+  sendJson,
+  streamReply,
+  tokens,
+} from './scripted-replies.js';
 
-export { loadScripts, parseScript } from './script-schema.js';
 export type { Behaviour, ModelScript, Step } from './script-schema.js';
+export { loadScripts, parseScript } from './script-schema.js';
 
 export interface RecordedRequest {
   method: string;
@@ -40,7 +49,6 @@ export interface ScriptedServer {
 }
 
 const DONE: Step = { final: 'Done.' };
-const CONTEXT_LIMIT = 8192;
 
 /** Choose the behaviour's variant for an attempt: (attempt-1) % n, recursively. */
 export function resolveBehaviour(b: Behaviour, attempt: number): Step[] {
@@ -59,119 +67,6 @@ export function pickStep(
   const behaviour = (taskId !== undefined ? script.tasks[taskId] : undefined) ?? script.tasks['*'];
   if (!behaviour) return undefined;
   return resolveBehaviour(behaviour, attempt)[assistantTurns] ?? DONE;
-}
-
-/** Deterministic token estimate: a quarter of the characters, rounded up. */
-const tokens = (text: string) => Math.ceil(text.length / 4);
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
-
-function errorBody(message: string, type: string, code: string | null) {
-  return { error: { message, type, param: null, code } };
-}
-
-// retry-after: 0 makes the client's (fixed) retries immediate, so failure runs stay fast.
-const NO_WAIT = { 'retry-after': '0' };
-
-function sendFailure(res: ServerResponse, kind: FailKind, promptTokens: number, model: string) {
-  const overflow = Math.max(promptTokens, CONTEXT_LIMIT + 1);
-  const contextMsg =
-    `This model's maximum context length is ${CONTEXT_LIMIT} tokens. However, your messages ` +
-    `resulted in ${overflow} tokens. Please reduce the length of the messages.`;
-  switch (kind) {
-    case 'rate_limit':
-      return sendJson(
-        res,
-        429,
-        errorBody(`Rate limit reached for ${model} (scripted).`, 'requests', 'rate_limit_exceeded'),
-        NO_WAIT,
-      );
-    case 'quota':
-      return sendJson(
-        res,
-        429,
-        errorBody(
-          'You exceeded your current quota, please check your plan and billing details.',
-          'insufficient_quota',
-          'insufficient_quota',
-        ),
-        NO_WAIT,
-      );
-    case 'context_http':
-      return sendJson(
-        res,
-        400,
-        errorBody(contextMsg, 'invalid_request_error', 'context_length_exceeded'),
-      );
-    case 'context_stream':
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      res.write(
-        `data: ${JSON.stringify(errorBody(contextMsg, 'invalid_request_error', 'context_length_exceeded'))}\n\n`,
-      );
-      return res.end();
-    case 'server_error':
-      return sendJson(
-        res,
-        500,
-        errorBody('The scripted model server was told to fail (server_error).', 'server_error', null),
-        NO_WAIT,
-      );
-    case 'slow':
-      return undefined; // handled by the caller: a delayed normal reply
-  }
-}
-
-interface Reply {
-  content: string;
-  calls: ScriptToolCall[];
-}
-
-function replyFor(step: Step): Reply {
-  if ('final' in step) return { content: step.final, calls: [] };
-  if ('tool' in step) return { content: '', calls: [step] };
-  if ('tools' in step) return { content: '', calls: step.tools };
-  return { content: 'Done.', calls: [] }; // a slow step answers after its delay
-}
-
-function streamReply(res: ServerResponse, model: string, reply: Reply, usage: object, id: string) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const base = { id, object: 'chat.completion.chunk', created: 0, model };
-  const send = (chunk: object) => res.write(`data: ${JSON.stringify({ ...base, ...chunk })}\n\n`);
-  const delta = (d: object, finish: string | null = null) =>
-    send({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
-  delta({ role: 'assistant', content: '' });
-  // Split text in two pieces so clients that concatenate deltas are exercised.
-  const half = Math.ceil(reply.content.length / 2);
-  if (reply.content) delta({ content: reply.content.slice(0, half) });
-  if (reply.content.length > half) delta({ content: reply.content.slice(half) });
-  reply.calls.forEach((c, i) => {
-    const fn = { name: c.tool, arguments: JSON.stringify(c.args) };
-    delta({ tool_calls: [{ index: i, id: `${id}_call_${i}`, type: 'function', function: fn }] });
-  });
-  delta({}, reply.calls.length ? 'tool_calls' : 'stop');
-  send({ choices: [], usage });
-  res.end('data: [DONE]\n\n');
-}
-
-function plainReply(res: ServerResponse, model: string, reply: Reply, usage: object, id: string) {
-  const tool_calls = reply.calls.map((c, i) => ({
-    id: `${id}_call_${i}`,
-    type: 'function',
-    function: { name: c.tool, arguments: JSON.stringify(c.args) },
-  }));
-  const message = { role: 'assistant', content: reply.content, ...(tool_calls.length && { tool_calls }) };
-  const finish_reason = tool_calls.length ? 'tool_calls' : 'stop';
-  sendJson(res, 200, {
-    id,
-    object: 'chat.completion',
-    created: 0,
-    model,
-    choices: [{ index: 0, message, finish_reason }],
-    usage,
-  });
 }
 
 const ROUTE = /^(?:\/t\/([^/]+)\/(\d+))?\/v1\/(chat\/completions|models)\/?$/;
@@ -194,14 +89,26 @@ export async function startScriptedServer(
     const urlPath = (req.url ?? '/').split('?')[0];
     const raw = await readBody(req);
     const m = ROUTE.exec(urlPath);
-    const rec: RecordedRequest = { method: req.method ?? '', path: urlPath, attempt: 1, outcome: '', status: 0 };
-    if (typeof req.headers.authorization === 'string') rec.authorization = req.headers.authorization;
+    const rec: RecordedRequest = {
+      method: req.method ?? '',
+      path: urlPath,
+      attempt: 1,
+      outcome: '',
+      status: 0,
+    };
+    if (typeof req.headers.authorization === 'string')
+      rec.authorization = req.headers.authorization;
     requests.push(rec);
     const fail = (status: number, message: string, code: string) => {
       Object.assign(rec, { status, outcome: `error:${status}` });
       sendJson(res, status, errorBody(message, 'invalid_request_error', code));
     };
-    if (!m) return fail(404, `The scripted model server has no route ${req.method} ${urlPath}`, 'not_found');
+    if (!m)
+      return fail(
+        404,
+        `The scripted model server has no route ${req.method} ${urlPath}`,
+        'not_found',
+      );
     if (m[1] !== undefined) {
       rec.taskId = decodeURIComponent(m[1]);
       rec.attempt = Number(m[2]);
@@ -211,7 +118,8 @@ export async function startScriptedServer(
       const data = [...byModel.keys()].map((id) => ({ id, object: 'model', owned_by: 'scripted' }));
       return sendJson(res, 200, { object: 'list', data });
     }
-    if (req.method !== 'POST') return fail(405, 'use POST for chat completions', 'method_not_allowed');
+    if (req.method !== 'POST')
+      return fail(405, 'use POST for chat completions', 'method_not_allowed');
     let body: { model?: unknown; messages?: unknown; stream?: unknown };
     try {
       body = JSON.parse(raw);
@@ -224,41 +132,80 @@ export async function startScriptedServer(
     const script = byModel.get(model);
     if (!script) {
       const known = [...byModel.keys()].join(', ') || '(none)';
-      return fail(404, `The scripted model server has no script for model "${model}" (scripted models: ${known})`, 'model_not_found');
+      return fail(
+        404,
+        `The scripted model server has no script for model "${model}" (scripted models: ${known})`,
+        'model_not_found',
+      );
     }
     const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown }[]) : [];
     rec.stepIndex = messages.filter((msg) => msg?.role === 'assistant').length;
     const step = pickStep(script, rec.taskId, rec.attempt, rec.stepIndex);
     if (!step)
-      return fail(404, `The script for model "${model}" has no behaviour for task "${rec.taskId ?? '(default)'}" and no "*"`, 'task_not_scripted');
+      return fail(
+        404,
+        `The script for model "${model}" has no behaviour for task "${rec.taskId ?? '(default)'}" and no "*"`,
+        'task_not_scripted',
+      );
 
     const promptTokens = tokens(raw);
-    const delay = 'fail' in step ? (step.delay_ms ?? (step.fail === 'slow' ? (opts.slowDelayMs ?? 30_000) : 0)) : 0;
+    const delay =
+      'fail' in step
+        ? (step.delay_ms ?? (step.fail === 'slow' ? (opts.slowDelayMs ?? 30_000) : 0))
+        : 0;
     if (delay > 0) {
       // Delay before any header, as a stalled upstream would; give up if the client leaves.
       const gone = await new Promise<boolean>((resolve) => {
-        const t = setTimeout(() => { timers.delete(t); resolve(false); }, delay);
+        const t = setTimeout(() => {
+          timers.delete(t);
+          resolve(false);
+        }, delay);
         timers.add(t);
-        res.once('close', () => { clearTimeout(t); timers.delete(t); resolve(true); });
+        res.once('close', () => {
+          clearTimeout(t);
+          timers.delete(t);
+          resolve(true);
+        });
       });
-      if (gone) return Object.assign(rec, { status: 0, outcome: `fail:${'fail' in step ? step.fail : ''}:client_gone` });
+      if (gone)
+        return Object.assign(rec, {
+          status: 0,
+          outcome: `fail:${'fail' in step ? step.fail : ''}:client_gone`,
+        });
     }
     if ('fail' in step && step.fail !== 'slow') {
       sendFailure(res, step.fail, promptTokens, model);
       return Object.assign(rec, { status: res.statusCode, outcome: `fail:${step.fail}` });
     }
     const reply = replyFor(step);
-    const completionTokens = tokens(reply.content + reply.calls.map((c) => c.tool + JSON.stringify(c.args)).join(''));
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-    const id = `chatcmpl-${rec.taskId ?? 'default'}-${rec.attempt}-${rec.stepIndex}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+    const completionTokens = tokens(
+      reply.content + reply.calls.map((c) => c.tool + JSON.stringify(c.args)).join(''),
+    );
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
+    const id = `chatcmpl-${rec.taskId ?? 'default'}-${rec.attempt}-${rec.stepIndex}`.replace(
+      /[^A-Za-z0-9_.-]/g,
+      '_',
+    );
     if (body.stream === true) streamReply(res, model, reply, usage, id);
     else plainReply(res, model, reply, usage, id);
-    Object.assign(rec, { status: 200, outcome: 'fail' in step ? 'fail:slow' : reply.calls.length ? 'tool_calls' : 'final' });
+    Object.assign(rec, {
+      status: 200,
+      outcome: 'fail' in step ? 'fail:slow' : reply.calls.length ? 'tool_calls' : 'final',
+    });
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err) => {
-      if (!res.headersSent) sendJson(res, 500, errorBody(`scripted model server bug: ${String(err)}`, 'server_error', null));
+      if (!res.headersSent)
+        sendJson(
+          res,
+          500,
+          errorBody(`scripted model server bug: ${String(err)}`, 'server_error', null),
+        );
       else res.destroy();
     });
   });

@@ -1,0 +1,192 @@
+// End-to-end with the REAL Nanocoder binary against the scripted model server. Runs are
+// sequential (one file) and few: each costs about a second of Node 22 start-up plus the run.
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NanocoderAgent } from '../../src/agent/nanocoder.js';
+import { parseScript } from '../../src/provider/script-schema.js';
+import { type ScriptedServer, startScriptedServer } from '../../src/provider/scripted-server.js';
+import { validate } from './json-schema-mini.js';
+import { makeTrialDirs, trialContext } from './nanocoder-helpers.js';
+
+const MODEL = 'e2e-model';
+const fixSteps = [
+  { tool: 'read_file', args: { path: 'hello.txt' } },
+  { tool: 'string_replace', args: { path: 'hello.txt', old_str: 'helo', new_str: 'hello' } },
+  { final: 'Fixed the typo.' },
+];
+const script = parseScript(
+  {
+    model: MODEL,
+    tasks: {
+      fix: { steps: fixSteps },
+      hijack: { steps: fixSteps },
+      context: {
+        steps: [{ tool: 'read_file', args: { path: 'hello.txt' } }, { fail: 'context_http' }],
+      },
+      hang: {
+        steps: [
+          // The bash tool runs `sh -c` in a new session: a plain group kill would miss it.
+          {
+            tool: 'execute_bash',
+            args: { command: 'echo $$ > sh.pid; (sleep 300 & echo $! > bg.pid); sleep 300' },
+          },
+        ],
+      },
+    },
+  },
+  'e2e script',
+);
+const reportSchema = JSON.parse(
+  readFileSync(
+    path.join(import.meta.dirname, '..', '..', 'schemas', 'nanocoder-report.schema.json'),
+    'utf8',
+  ),
+);
+
+/** Alive and not a zombie (PID 1 in a container may never reap orphans). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('Nanocoder adapter with the real binary', () => {
+  let server: ScriptedServer;
+  const agent = new NanocoderAgent({ killGraceMs: 1000 });
+  beforeAll(async () => {
+    server = await startScriptedServer([script]);
+  });
+  afterAll(() => server.close());
+  const endpoint = (task: string) => ({
+    baseUrl: server.baseUrlFor(task, 1),
+    apiKey: 'sk-scripted',
+  });
+  const seen = (task: string) => server.requests.filter((r) => r.taskId === task);
+
+  it('reads then edits a file: success, file changed, valid report with usage', async () => {
+    const t = makeTrialDirs({ 'hello.txt': 'helo world\n', 'README.md': '# demo\n' });
+    try {
+      // NANOCODER_LOG_LEVEL would print logs into stdout and break the report: it must not pass.
+      const ctx = trialContext(t, {
+        model: MODEL,
+        endpoint: endpoint('fix'),
+        env: { NANOCODER_LOG_LEVEL: 'debug' },
+      });
+      const r = await agent.run(ctx);
+      expect(r.infraError).toBeUndefined();
+      expect(r.exitKind).toBe('success');
+      expect(r.exitCode).toBe(0);
+      expect(readFileSync(path.join(t.workspace, 'hello.txt'), 'utf8')).toBe('hello world\n');
+      expect(validate(reportSchema, JSON.parse(r.stdout))).toEqual([]);
+      expect(r.report).toMatchObject({ kind: 'success', finalText: 'Fixed the typo.' });
+      expect(r.reportedFilesChanged).toEqual(['hello.txt']);
+      expect(r.usage?.inputTokens).toBeGreaterThan(0);
+      expect(r.usage?.totalTokens).toBe(r.usage!.inputTokens + r.usage!.outputTokens);
+      expect(r.meta).toMatchObject({
+        nanocoderVersion: '1.30.0',
+        toolProfile: 'full',
+        maxTurns: 100,
+      });
+      expect(String(r.meta?.nodeVersion)).toMatch(/^22\./);
+      expect(r.meta?.nanocoderCommit).toBeUndefined(); // the npm package is not a git checkout
+      const reqs = seen('fix');
+      expect(reqs.map((q) => q.outcome)).toEqual(['tool_calls', 'tool_calls', 'final']);
+      expect(reqs[0].authorization).toBe('Bearer sk-scripted');
+      // The pinned profile reached Nanocoder (tune is read from our config dir, not the env JSON).
+      expect((reqs[0].body as { tools: unknown[] }).tools).toHaveLength(20);
+      expect(existsSync(path.join(t.scratchDir, 'logs', 'nanocoder.stdout'))).toBe(true);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('an HTTP 400 context overflow is context_exceeded', async () => {
+    const t = makeTrialDirs({ 'hello.txt': 'helo world\n' });
+    try {
+      const r = await agent.run(trialContext(t, { model: MODEL, endpoint: endpoint('context') }));
+      expect(r.exitKind).toBe('context_exceeded');
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.report).toBeUndefined();
+      expect(r.stderr).toContain("This model's maximum context length is 8192 tokens");
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("a repository's own agents.config.json cannot redirect the provider", async () => {
+    const bogus = {
+      nanocoder: {
+        providers: [
+          {
+            name: 'nanobench',
+            baseUrl: 'http://127.0.0.1:1/v1',
+            apiKey: 'stolen',
+            models: [MODEL],
+          },
+        ],
+      },
+    };
+    const t = makeTrialDirs({
+      'hello.txt': 'helo world\n',
+      'agents.config.json': JSON.stringify(bogus),
+    });
+    try {
+      const r = await agent.run(trialContext(t, { model: MODEL, endpoint: endpoint('hijack') }));
+      expect(r.exitKind).toBe('success');
+      expect(seen('hijack').map((q) => q.authorization)).toEqual(
+        Array(3).fill('Bearer sk-scripted'),
+      );
+      expect(r.meta?.workspaceAgentsConfig).toBe(true);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('the wall-clock limit kills Nanocoder and everything it started', async () => {
+    const t = makeTrialDirs({ 'hello.txt': 'helo world\n' });
+    try {
+      const r = await agent.run(
+        trialContext(t, { model: MODEL, endpoint: endpoint('hang'), timeoutSec: 4 }),
+      );
+      expect(r.exitKind).toBe('timeout');
+      expect(r.timedOut).toBe(true);
+      expect(r.durationMs).toBeLessThan(4000 + 1000 + 2000);
+      const pids = ['sh.pid', 'bg.pid'].map((f) =>
+        Number(readFileSync(path.join(t.workspace, f), 'utf8')),
+      );
+      await new Promise((res) => setTimeout(res, 200));
+      expect(pids.filter(alive)).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('does not start Nanocoder against a dead endpoint (it would retry for ~6 s)', async () => {
+    const probe = createServer();
+    await new Promise<void>((res) => probe.listen(0, '127.0.0.1', () => res()));
+    const { port } = probe.address() as { port: number };
+    await new Promise((res) => probe.close(res));
+    const t = makeTrialDirs({ 'hello.txt': 'x\n' });
+    try {
+      const r = await agent.run(
+        trialContext(t, {
+          model: MODEL,
+          endpoint: { baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'k' },
+        }),
+      );
+      expect(r.exitKind).toBe('unreachable');
+      expect(r.infraError).toMatch(
+        /model endpoint unreachable, Nanocoder not started: .*ECONNREFUSED/,
+      );
+      expect(r.durationMs).toBe(0);
+    } finally {
+      t.cleanup();
+    }
+  });
+});

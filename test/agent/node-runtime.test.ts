@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isSupportedNode, resolveNodeRuntime } from '../../src/agent/node-runtime.js';
+
+describe('resolveNodeRuntime', () => {
+  it('compares versions against 22.19', () => {
+    expect(['v22.19.0', '22.23.5', 'v23.0.0', 'v24.1.0'].map(isSupportedNode)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['v22.18.9', 'v20.20.2', 'garbage'].map(isSupportedNode)).toEqual([false, false, false]);
+  });
+
+  it('falls back from an old node on PATH to the packaged Node 22', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nb-node-'));
+    try {
+      symlinkSync(process.execPath, path.join(dir, 'node')); // the Node 20 running the tests
+      const rt = await resolveNodeRuntime({ env: { PATH: dir } });
+      expect(rt.source).toBe('package');
+      expect(isSupportedNode(rt.version)).toBe(true);
+      // An explicit choice is honoured or refused, never silently replaced.
+      const again = await resolveNodeRuntime({ env: { PATH: '', NANOBENCH_NODE: rt.path } });
+      expect(again).toEqual({ ...rt, source: 'env' });
+      await expect(
+        resolveNodeRuntime({ nodePath: path.join(dir, 'node'), env: {} }),
+      ).rejects.toThrow(
+        /--node .* is Node 20\.\d+\.\d+; Nanocoder needs >= 22\.19\. .*pass --node \/path\/to\/node22/,
+      );
+      await expect(resolveNodeRuntime({ nodePath: '/nonexistent/node', env: {} })).rejects.toThrow(
+        /not a runnable node binary/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

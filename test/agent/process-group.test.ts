@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { findTagged, runProcessGroup } from '../../src/agent/process-group.js';
+
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+const alive = (pid: number) => {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return s[s.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
+  }
+};
+
+describe('runProcessGroup', () => {
+  it('on timeout kills the group and descendants that left it (setsid)', async () => {
+    const r = await runProcessGroup({
+      command: 'sh',
+      args: ['-c', 'setsid sleep 300 & echo $!; echo started >&2; sleep 300'],
+      cwd: '/',
+      env,
+      timeoutMs: 500,
+      killGraceMs: 300,
+    });
+    expect(r).toMatchObject({ timedOut: true, aborted: false, stderr: 'started\n' });
+    expect(r.signal).toBe('SIGTERM');
+    const escaped = Number(r.stdout.trim());
+    await new Promise((res) => setTimeout(res, 100));
+    expect(alive(escaped)).toBe(false);
+  });
+
+  it('cleans up background jobs after a normal exit, and stops on abort', async () => {
+    const r = await runProcessGroup({
+      command: 'sh',
+      args: ['-c', 'setsid sleep 300 & echo $!'],
+      cwd: '/',
+      env,
+      timeoutMs: 10_000,
+    });
+    expect(r.exitCode).toBe(0);
+    await new Promise((res) => setTimeout(res, 100));
+    expect(alive(Number(r.stdout.trim()))).toBe(false);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    const a = await runProcessGroup({
+      command: 'sleep',
+      args: ['300'],
+      cwd: '/',
+      env,
+      timeoutMs: 10_000,
+      signal: ac.signal,
+    });
+    expect(a).toMatchObject({ aborted: true, timedOut: false });
+  });
+
+  it('caps memory but keeps the head and the tail of the output', async () => {
+    const r = await runProcessGroup({
+      command: 'sh',
+      args: ['-c', 'echo FIRST; head -c 300000 /dev/zero | tr "\\0" x; echo; echo LAST'],
+      cwd: '/',
+      env,
+      timeoutMs: 10_000,
+      maxOutputBytes: 1000,
+    });
+    expect(r.stdout.startsWith('FIRST\n')).toBe(true);
+    expect(r.stdout).toMatch(/\[\.\.\. \d+ bytes omitted \.\.\.\]/);
+    expect(r.stdout.endsWith('LAST\n')).toBe(true);
+    expect(r.stdout.length).toBeLessThan(1000 + 64 * 1024 + 100);
+  });
+
+  it('reports a binary that cannot start', async () => {
+    const r = await runProcessGroup({
+      command: '/nonexistent/bin',
+      args: [],
+      cwd: '/',
+      env,
+      timeoutMs: 1000,
+    });
+    expect(r.spawnError).toMatch(/ENOENT/);
+    expect(await findTagged('no-such-tag')).toEqual([]);
+  });
+});
