@@ -174,6 +174,18 @@ export class NanocoderAgent implements Agent {
     return this.setup;
   }
 
+  async describe(): Promise<Record<string, unknown>> {
+    const { build, node } = await this.prepare();
+    return {
+      nanocoder_version: build.version,
+      nanocoder_path: build.cliPath,
+      ...(build.commit && { nanocoder_commit: build.commit }),
+      node_version: node.version,
+      tool_profile: this.o.toolProfile,
+      max_turns: this.o.maxTurns,
+    };
+  }
+
   async run(ctx: AgentContext): Promise<AgentResult> {
     const { build, node } = await this.prepare();
     const meta: Record<string, unknown> = {

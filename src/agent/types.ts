@@ -62,4 +62,6 @@ export interface Agent {
   /** Name as stored in results, e.g. "oracle", "nop", "command:./fix.sh", "nanocoder". */
   readonly name: string;
   run(ctx: AgentContext): Promise<AgentResult>;
+  /** Facts recorded with the run (e.g. the exact Nanocoder version and build path). */
+  describe?(): Promise<Record<string, unknown>>;
 }

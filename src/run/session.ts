@@ -2,6 +2,7 @@
 // Both "nanobench run" and "nanobench demo" go through here.
 import { randomBytes } from 'node:crypto';
 import { createAgent } from '../agent/index.js';
+import { startEndpoints } from '../provider/endpoints.js';
 import type { Agent } from '../agent/types.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
@@ -15,8 +16,7 @@ export interface SessionHooks {
   onPlan?: (run: RunRecord, pending: number) => void;
   onStart?: (spec: TrialSpec) => void;
   onProgress?: (e: ProgressEvent) => void;
-  /** Extra per-trial endpoint (LLM agents); set up by the provider layer. */
-  endpointFor?: (spec: TrialSpec) => { baseUrl: string; apiKey: string } | undefined;
+  /** Use this agent instead of building one from the config (tests). */
   agent?: Agent;
 }
 
@@ -50,21 +50,28 @@ export async function runSession(
 ): Promise<SessionResult> {
   const tasks = loadTasks(config);
   const agent = hooks.agent ?? (await createAgent(config));
+  const agentInfo = (await agent.describe?.()) ?? {};
   const plan = planTrials(tasks, agent.name, config.models, config.modes, config.runs);
   if (plan.length === 0) throw new UserError('EMPTY_PLAN', 'nothing to run: every selected task is retired');
   let run = resumeRun;
   if (!run) {
-    run = { id: newRunId(), created_at: new Date().toISOString(), finished_at: null, status: 'running', config: config as unknown as Record<string, unknown>, plan_size: plan.length };
+    run = { id: newRunId(), created_at: new Date().toISOString(), finished_at: null, status: 'running', config: { ...config, agent_info: agentInfo }, plan_size: plan.length };
     store.createRun(run);
   }
   hooks.onPlan?.(run, plan.length - store.trialKeys(run.id).size);
-  const result = await executePlan({
-    store,
-    plan,
-    concurrency: config.concurrency,
-    env: { runId: run.id, paths, agent, mirrorDir: config.mirror, keepWorkspaces: config.keepWorkspaces, endpointFor: hooks.endpointFor },
-    onStart: hooks.onStart,
-    onProgress: hooks.onProgress,
-  });
+  const endpoints = await startEndpoints(config, config.models.some((m) => m.provider !== 'none'));
+  let result: Awaited<ReturnType<typeof executePlan>>;
+  try {
+    result = await executePlan({
+      store,
+      plan,
+      concurrency: config.concurrency,
+      env: { runId: run.id, paths, agent, mirrorDir: config.mirror, keepWorkspaces: config.keepWorkspaces, endpointFor: endpoints.endpointFor },
+      onStart: hooks.onStart,
+      onProgress: hooks.onProgress,
+    });
+  } finally {
+    await endpoints.close();
+  }
   return { run: store.getRun(run.id)!, trials: store.trials(run.id), interrupted: result.interrupted };
 }

@@ -16,7 +16,7 @@ const MISSING_SYMBOL: RegExp[] = [
   new RegExp(`NameError: name '(${IDENT})' is not defined`, 'g'),
   new RegExp(`ImportError: cannot import name '(${IDENT})'`, 'g'),
   // JavaScript / TypeScript (vitest JSON may drop the "TypeError:" / "ReferenceError:" prefix)
-  new RegExp(`(?:^|[\\s:])(${IDENT}) is not defined`, 'gm'),
+  new RegExp(`(?<![A-Za-z0-9_$.])(${IDENT}) is not defined`, 'g'),
   new RegExp(`does not provide an export named '(${IDENT})'`, 'g'),
   new RegExp(`TS2339: Property '(${IDENT})' does not exist`, 'g'),
   new RegExp(`TS2305: Module .* has no exported member '(${IDENT})'`, 'g'),

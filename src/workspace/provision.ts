@@ -43,11 +43,12 @@ export function ensureSourceClone(cacheDir: string, task: Task, source: RepoSour
       rmSync(tmp, { recursive: true, force: true }); // another process won the race
     }
   }
-  if (!tryGit(dir, ['cat-file', '-e', `${task.base_commit}^{commit}`])) {
-    if (source.kind !== 'remote' || !tryGit(dir, ['fetch', '--quiet', 'origin', '+refs/*:refs/*'])) {
-      if (!tryGit(dir, ['cat-file', '-e', `${task.base_commit}^{commit}`]))
-        throw new InfraError('provision', `base_commit ${task.base_commit} of task ${task.task_id} is not in ${source.location}`);
-    }
+  const hasBase = () => tryGit(dir, ['cat-file', '-e', `${task.base_commit}^{commit}`]) !== undefined;
+  if (!hasBase()) {
+    // The clone may predate the commit: refresh it once from its source.
+    tryGit(dir, ['fetch', '--quiet', source.location, '+refs/*:refs/*']);
+    if (!hasBase())
+      throw new InfraError('provision', `base_commit ${task.base_commit} of task ${task.task_id} is not in ${source.location}`);
   }
   return dir;
 }

@@ -11,6 +11,8 @@ describe('missingSymbols', () => {
     ['TypeError: (intermediate value).helpGroup is not a function', 'helpGroup'],
     ['__vite_ssr_import_0__.formatPrice is not a function', 'formatPrice'],
     ['ReferenceError: normalizeWidth is not defined', 'normalizeWidth'],
+    // node --test TAP puts the error and its name on separate YAML keys
+    ["error: 'normalizeWidth is not defined'\n      name: 'ReferenceError'", 'normalizeWidth'],
     ["SyntaxError: The requested module './a.js' does not provide an export named 'toTitle'", 'toTitle'],
     ["src/x.ts(1,1): error TS2339: Property 'sizeOf' does not exist on type 'Foo'.", 'sizeOf'],
     ['error TS2305: Module \'"./m"\' has no exported member \'Thing\'.', 'Thing'],
