@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
 import type { Io } from './progress.js';
+import { registerDemo } from './demo.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerSchemas } from './schemas.js';
@@ -16,6 +17,9 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError();
   registerRun(program, io, (c) => {
+    exitCode = c;
+  });
+  registerDemo(program, io, (c) => {
     exitCode = c;
   });
   registerReport(program, io);

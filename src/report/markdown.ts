@@ -1,6 +1,7 @@
 // Markdown summary of one stored run: per model and mode, per task, and the failure labels.
 // Infra errors are shown beside the scores, never inside them.
 import type { RunRecord, TrialRecord } from '../store/store.js';
+import { matrixMarkdown, providerMatrix } from './matrix.js';
 
 const fmt = (n: number | null) => (n === null ? '—' : n.toFixed(2));
 
@@ -27,13 +28,7 @@ export function markdownSummary(run: RunRecord, trials: TrialRecord[]): string {
     const passed = scored.filter((t) => t.label === 'pass').length;
     lines.push(`| ${provider} | ${model} | ${mode} | ${fmt(mean(ts))} | ${passed}/${scored.length} | ${scored.length} | ${ts.length - scored.length} |`);
   }
-  lines.push('', '## Tasks', '', '| task | provider/model | mode | runs | scores | labels |', '|---|---|---|---|---|---|');
-  for (const [key, ts] of groupBy(trials, (t) => `${t.task_id}|${t.provider}/${t.model}|${t.mode}`)) {
-    const [task, pm, mode] = key.split('|');
-    const scores = ts.map((t) => (t.status === 'scored' ? fmt(t.score) : 'error')).join(' ');
-    const labels = [...new Set(ts.map((t) => t.label ?? 'infra_error'))].join(', ');
-    lines.push(`| ${task} | ${pm} | ${mode} | ${ts.length} | ${scores} | ${labels} |`);
-  }
+  lines.push('', '## Provider matrix', '', matrixMarkdown(providerMatrix(trials)));
   const labelled = groupBy(trials, (t) => t.label ?? 'infra_error');
   lines.push('', '## Failure labels', '', '| label | confidence level | trials |', '|---|---|---|');
   for (const [label, ts] of [...labelled].sort((a, b) => b[1].length - a[1].length))

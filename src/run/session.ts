@@ -53,16 +53,17 @@ export async function runSession(
   const agentInfo = (await agent.describe?.()) ?? {};
   const plan = planTrials(tasks, agent.name, config.models, config.modes, config.runs);
   if (plan.length === 0) throw new UserError('EMPTY_PLAN', 'nothing to run: every selected task is retired');
-  let run = resumeRun;
-  if (!run) {
-    run = { id: newRunId(), created_at: new Date().toISOString(), finished_at: null, status: 'running', config: { ...config, agent_info: agentInfo }, plan_size: plan.length };
-    store.createRun(run);
-  }
-  hooks.onPlan?.(run, plan.length - store.trialKeys(run.id).size);
+  // Everything that can fail on bad input happens before the run is recorded.
   const endpoints = await startEndpoints(config, config.models.some((m) => m.provider !== 'none'));
-  let result: Awaited<ReturnType<typeof executePlan>>;
   try {
-    result = await executePlan({
+    let run = resumeRun;
+    if (!run) {
+      const record: RunRecord = { id: newRunId(), created_at: new Date().toISOString(), finished_at: null, status: 'running', config: { ...config, agent_info: agentInfo }, plan_size: plan.length };
+      store.createRun(record);
+      run = record;
+    }
+    hooks.onPlan?.(run, plan.length - store.trialKeys(run.id).size);
+    const result = await executePlan({
       store,
       plan,
       concurrency: config.concurrency,
@@ -70,8 +71,8 @@ export async function runSession(
       onStart: hooks.onStart,
       onProgress: hooks.onProgress,
     });
+    return { run: store.getRun(run.id)!, trials: store.trials(run.id), interrupted: result.interrupted };
   } finally {
     await endpoints.close();
   }
-  return { run: store.getRun(run.id)!, trials: store.trials(run.id), interrupted: result.interrupted };
 }
