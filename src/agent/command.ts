@@ -27,7 +27,13 @@ export function commandAgent(command: string, baseDir = process.cwd()): Agent {
       });
       return {
         exitCode: r.exitCode,
-        exitKind: r.timedOut ? 'timeout' : r.signal ? 'signal' : r.exitCode === 0 ? 'success' : 'error',
+        exitKind: r.timedOut
+          ? 'timeout'
+          : r.signal
+            ? 'signal'
+            : r.exitCode === 0
+              ? 'success'
+              : 'error',
         stdout: r.stdout,
         stderr: r.stderr,
         durationMs: r.durationMs,

@@ -4,7 +4,15 @@ import { runShell } from '../util/process.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
 function done(start: number, extra: Partial<AgentResult> = {}): AgentResult {
-  return { exitCode: 0, exitKind: 'success', stdout: '', stderr: '', durationMs: Date.now() - start, timedOut: false, ...extra };
+  return {
+    exitCode: 0,
+    exitKind: 'success',
+    stdout: '',
+    stderr: '',
+    durationMs: Date.now() - start,
+    timedOut: false,
+    ...extra,
+  };
 }
 
 export const oracleAgent: Agent = {

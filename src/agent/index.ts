@@ -8,7 +8,8 @@ import type { Agent } from './types.js';
 export async function createAgent(config: RunConfig): Promise<Agent> {
   if (config.agent === 'oracle') return oracleAgent;
   if (config.agent === 'nop') return nopAgent;
-  if (config.agent.startsWith('command:')) return commandAgent(config.agent.slice('command:'.length), config.cwd);
+  if (config.agent.startsWith('command:'))
+    return commandAgent(config.agent.slice('command:'.length), config.cwd);
   if (config.agent === 'nanocoder') {
     const { createNanocoderAgent } = await import('./nanocoder-factory.js');
     return createNanocoderAgent(config);

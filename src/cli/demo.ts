@@ -5,8 +5,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_SCRIPTS_DIR } from '../provider/endpoints.js';
-import { providerMatrix } from '../report/matrix.js';
 import { markdownSummary } from '../report/markdown.js';
+import { providerMatrix } from '../report/matrix.js';
 import { runView } from '../report/trial-view.js';
 import { resolveRunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
@@ -21,7 +21,9 @@ const DEMO_MODELS = ['competent', 'flaky', 'hallucinator', 'wrong-files', 'conte
 export function registerDemo(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('demo')
-    .description('run the example dataset through the real Nanocoder against scripted models (offline) and print the provider matrix')
+    .description(
+      'run the example dataset through the real Nanocoder against scripted models (offline) and print the provider matrix',
+    )
     .option('--db <path>', 'results database', '.nanobench/demo.sqlite')
     .option('--mode <mode>', 'hinted | navigation | both', 'both')
     .option('--runs <n>', 'runs per task (default: by tier, 1 for tiers 1-2, 5 for tiers 3-4)')
@@ -29,7 +31,9 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     .option('--model <names...>', `scripted models (default: ${DEMO_MODELS.join(', ')})`)
     .option('--json', 'print the run and the matrix as JSON')
     .action(async (o) => {
-      const available = readdirSync(DEFAULT_SCRIPTS_DIR).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
+      const available = readdirSync(DEFAULT_SCRIPTS_DIR)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => f.replace(/\.json$/, ''));
       const models: string[] = o.model ?? DEMO_MODELS.filter((m) => available.includes(m));
       const config = resolveRunConfig([join(PACKAGE_ROOT, 'examples')], {
         agent: 'nanocoder',
@@ -52,7 +56,10 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
         });
         progress.end();
         const cells = providerMatrix(result.trials);
-        if (o.json) io.stdout.write(`${JSON.stringify({ ...runView(result.run, result.trials), matrix: cells }, null, 2)}\n`);
+        if (o.json)
+          io.stdout.write(
+            `${JSON.stringify({ ...runView(result.run, result.trials), matrix: cells }, null, 2)}\n`,
+          );
         else io.stdout.write(markdownSummary(result.run, result.trials));
         if (result.interrupted) setExit(130);
       } finally {

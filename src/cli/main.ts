@@ -3,13 +3,16 @@
 // This is the only place that calls process.exit.
 import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
-import type { Io } from './progress.js';
 import { registerDemo } from './demo.js';
+import type { Io } from './progress.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerSchemas } from './schemas.js';
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function main(
+  argv: string[],
+  io: Io = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   let exitCode = 0;
   const program = new Command('nanobench')
     .description('Evaluate the Nanocoder coding agent on real tasks from merged pull requests.')
@@ -37,7 +40,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
   }
 }
 
-const isEntry = process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').slice(-2).join('/'));
+const isEntry =
+  process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').slice(-2).join('/'));
 if (isEntry) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),

@@ -1,6 +1,7 @@
 // Progress on stderr: a live status line on a TTY, plain lines otherwise (CI logs, pipes).
-import type { ProgressEvent } from '../run/runner.js';
+
 import type { TrialSpec } from '../run/plan.js';
+import type { ProgressEvent } from '../run/runner.js';
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };

@@ -5,7 +5,7 @@ import { runView } from '../report/trial-view.js';
 import { type RunConfig, resolveRunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
 import { runSession } from '../run/session.js';
-import { Store } from '../store/store.js';
+import { type RunRecord, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { type Io, progressPrinter } from './progress.js';
 
@@ -17,7 +17,11 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .description('run an agent on a dataset and store every trial')
     .argument('[dataset...]', 'dataset directories (with tasks/*.json) or task files')
     .option('--agent <agent>', 'nanocoder | oracle | nop | command:<shell>', 'nanocoder')
-    .option('--provider <name>', 'provider for LLM agents ("scripted" = the offline scripted model server)', 'scripted')
+    .option(
+      '--provider <name>',
+      'provider for LLM agents ("scripted" = the offline scripted model server)',
+      'scripted',
+    )
     .option('--model <names...>', 'model name(s) for LLM agents; repeat or comma-separate')
     .option('--mode <mode>', 'hinted | navigation | both', 'hinted')
     .option('--runs <n>', 'runs per task (default: by tier, 1 for tiers 1-2, 5 for tiers 3-4)')
@@ -28,7 +32,10 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--cache-dir <dir>', 'where prepared environments are cached (default: next to the db)')
     .option('--keep-workspaces', 'keep each trial workspace after the trial')
     .option('--resume [runId]', 'finish an interrupted run (default: the latest unfinished one)')
-    .option('--nanocoder <path>', 'Nanocoder build to evaluate: a checkout directory or its dist/cli.js')
+    .option(
+      '--nanocoder <path>',
+      'Nanocoder build to evaluate: a checkout directory or its dist/cli.js',
+    )
     .option('--node <path>', 'Node >= 22.19 binary to run Nanocoder with')
     .option('--scripts <dir>', 'scripted model definitions, for --provider scripted')
     .option('--json', 'print one JSON document with every trial on stdout')
@@ -36,25 +43,46 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
       const store = Store.open(o.db);
       try {
         let config: RunConfig;
-        let resumeRun;
+        let resumeRun: RunRecord | undefined;
         if (o.resume !== undefined) {
-          resumeRun = typeof o.resume === 'string' ? store.getRun(o.resume) : store.listRuns().reverse().find((r) => r.status !== 'finished');
-          if (!resumeRun) throw new UserError('NOTHING_TO_RESUME', typeof o.resume === 'string' ? `${o.db}: no run "${o.resume}"` : `${o.db}: no unfinished run to resume`);
+          resumeRun =
+            typeof o.resume === 'string'
+              ? store.getRun(o.resume)
+              : store
+                  .listRuns()
+                  .reverse()
+                  .find((r) => r.status !== 'finished');
+          if (!resumeRun)
+            throw new UserError(
+              'NOTHING_TO_RESUME',
+              typeof o.resume === 'string'
+                ? `${o.db}: no run "${o.resume}"`
+                : `${o.db}: no unfinished run to resume`,
+            );
           config = resumeRun.config as unknown as RunConfig;
         } else {
           config = resolveRunConfig(datasets, { ...o, model: o.model });
         }
         const progress = progressPrinter(io);
-        const result = await runSession(config, store, new RunPaths(o.db, o.cacheDir), {
-          onPlan: (run, pending) => progress.plan(pending, run.plan_size, run.id),
-          onStart: (s) => progress.start(s),
-          onProgress: (e) => progress.progress(e),
-        }, resumeRun);
+        const result = await runSession(
+          config,
+          store,
+          new RunPaths(o.db, o.cacheDir),
+          {
+            onPlan: (run, pending) => progress.plan(pending, run.plan_size, run.id),
+            onStart: (s) => progress.start(s),
+            onProgress: (e) => progress.progress(e),
+          },
+          resumeRun,
+        );
         progress.end();
-        if (o.json) io.stdout.write(`${JSON.stringify(runView(result.run, result.trials), null, 2)}\n`);
+        if (o.json)
+          io.stdout.write(`${JSON.stringify(runView(result.run, result.trials), null, 2)}\n`);
         else io.stdout.write(markdownSummary(result.run, result.trials));
         if (result.interrupted) {
-          io.stderr.write(`nanobench: interrupted; finish with: nanobench run --resume ${result.run.id} --db ${o.db}\n`);
+          io.stderr.write(
+            `nanobench: interrupted; finish with: nanobench run --resume ${result.run.id} --db ${o.db}\n`,
+          );
           setExit(130);
         }
       } finally {

@@ -30,10 +30,16 @@ export async function startEndpoints(config: RunConfig, llmAgent: boolean): Prom
   const known = scripts.map((s) => s.model);
   const missing = config.models.filter((m) => !known.includes(m.model)).map((m) => m.model);
   if (missing.length)
-    throw new UserError('UNKNOWN_MODEL', `scripted model(s) ${missing.join(', ')} not found in ${dir} (available: ${known.join(', ')})`);
+    throw new UserError(
+      'UNKNOWN_MODEL',
+      `scripted model(s) ${missing.join(', ')} not found in ${dir} (available: ${known.join(', ')})`,
+    );
   const server = await startScriptedServer(scripts);
   return {
-    endpointFor: (spec) => ({ baseUrl: server.baseUrlFor(spec.task.task.task_id, spec.attempt), apiKey: 'scripted-no-key' }),
+    endpointFor: (spec) => ({
+      baseUrl: server.baseUrlFor(spec.task.task.task_id, spec.attempt),
+      apiKey: 'scripted-no-key',
+    }),
     close: () => server.close(),
   };
 }

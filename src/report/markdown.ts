@@ -20,13 +20,21 @@ export function markdownSummary(run: RunRecord, trials: TrialRecord[]): string {
   const lines: string[] = [];
   const cfg = run.config as { agent?: string; datasets?: string[] };
   lines.push(`# NanoBench run ${run.id}`, '');
-  lines.push(`Agent: \`${cfg.agent ?? '?'}\` · status: ${run.status} · trials: ${trials.length}/${run.plan_size}`, '');
-  lines.push('| provider | model | mode | mean score | passed | scored | infra errors |', '|---|---|---|---|---|---|---|');
+  lines.push(
+    `Agent: \`${cfg.agent ?? '?'}\` · status: ${run.status} · trials: ${trials.length}/${run.plan_size}`,
+    '',
+  );
+  lines.push(
+    '| provider | model | mode | mean score | passed | scored | infra errors |',
+    '|---|---|---|---|---|---|---|',
+  );
   for (const [key, ts] of groupBy(trials, (t) => `${t.provider}|${t.model}|${t.mode}`)) {
     const [provider, model, mode] = key.split('|');
     const scored = ts.filter((t) => t.status === 'scored');
     const passed = scored.filter((t) => t.label === 'pass').length;
-    lines.push(`| ${provider} | ${model} | ${mode} | ${fmt(mean(ts))} | ${passed}/${scored.length} | ${scored.length} | ${ts.length - scored.length} |`);
+    lines.push(
+      `| ${provider} | ${model} | ${mode} | ${fmt(mean(ts))} | ${passed}/${scored.length} | ${scored.length} | ${ts.length - scored.length} |`,
+    );
   }
   lines.push('', '## Provider matrix', '', matrixMarkdown(providerMatrix(trials)));
   const labelled = groupBy(trials, (t) => t.label ?? 'infra_error');

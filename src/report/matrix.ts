@@ -41,7 +41,9 @@ export function cellOf(ts: TrialRecord[]): MatrixCell {
     passed,
     scored: scored.length,
     errors: ts.length - scored.length,
-    mean_score: scored.length ? scored.reduce((a, t) => a + (t.score ?? 0), 0) / scored.length : null,
+    mean_score: scored.length
+      ? scored.reduce((a, t) => a + (t.score ?? 0), 0) / scored.length
+      : null,
     ci95: wilson(passed, scored.length),
     labels: Object.fromEntries([...counts].sort((a, b) => b[1] - a[1])),
     non_deterministic: ts.some((t) => t.flags.includes('non_deterministic')),
@@ -51,9 +53,7 @@ export function cellOf(ts: TrialRecord[]): MatrixCell {
 export function providerMatrix(trials: TrialRecord[]): MatrixCell[] {
   const groups = new Map<string, TrialRecord[]>();
   for (const t of trials) groups.set(key(t), [...(groups.get(key(t)) ?? []), t]);
-  return [...groups.values()]
-    .map(cellOf)
-    .sort((a, b) => key(a).localeCompare(key(b)));
+  return [...groups.values()].map(cellOf).sort((a, b) => key(a).localeCompare(key(b)));
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;

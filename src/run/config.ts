@@ -43,7 +43,8 @@ export interface RunOptionsInput {
 function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UserError('BAD_OPTION', `${flag} must be a positive integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UserError('BAD_OPTION', `${flag} must be a positive integer, got "${value}"`);
   return n;
 }
 
@@ -63,19 +64,36 @@ export function parseModes(mode: string | undefined): Mode[] {
 const LLM_AGENTS = ['nanocoder'];
 
 export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunConfig {
-  if (datasets.length === 0) throw new UserError('NO_DATASET', 'name at least one dataset directory or task file (e.g. "nanobench run examples")');
+  if (datasets.length === 0)
+    throw new UserError(
+      'NO_DATASET',
+      'name at least one dataset directory or task file (e.g. "nanobench run examples")',
+    );
   const agent = o.agent;
-  if (!LLM_AGENTS.includes(agent) && !['oracle', 'nop'].includes(agent) && !agent.startsWith('command:'))
-    throw new UserError('BAD_AGENT', `--agent must be nanocoder, oracle, nop or command:<shell>, got "${agent}"`);
-  if (agent === 'command:') throw new UserError('BAD_AGENT', '--agent command: needs a shell command after the colon');
+  if (
+    !LLM_AGENTS.includes(agent) &&
+    !['oracle', 'nop'].includes(agent) &&
+    !agent.startsWith('command:')
+  )
+    throw new UserError(
+      'BAD_AGENT',
+      `--agent must be nanocoder, oracle, nop or command:<shell>, got "${agent}"`,
+    );
+  if (agent === 'command:')
+    throw new UserError('BAD_AGENT', '--agent command: needs a shell command after the colon');
   let models: ModelRef[];
   if (LLM_AGENTS.includes(agent)) {
     const provider = o.provider ?? 'scripted';
     const names = (o.model ?? []).flatMap((m) => m.split(',')).filter(Boolean);
-    if (names.length === 0) throw new UserError('NO_MODEL', `--agent ${agent} needs --model NAME (one or more)`);
+    if (names.length === 0)
+      throw new UserError('NO_MODEL', `--agent ${agent} needs --model NAME (one or more)`);
     models = names.map((model) => ({ provider, model }));
   } else {
-    if (o.model?.length) throw new UserError('BAD_OPTION', `--model applies only to LLM agents (nanocoder), not to ${agent}`);
+    if (o.model?.length)
+      throw new UserError(
+        'BAD_OPTION',
+        `--model applies only to LLM agents (nanocoder), not to ${agent}`,
+      );
     models = [{ provider: 'none', model: 'none' }];
   }
   return {

@@ -41,8 +41,23 @@ export function planTrials(
     for (const m of models)
       for (const mode of modes)
         for (let attempt = 1; attempt <= runs; attempt++) {
-          const spec = { taskId: lt.task.task_id, agent, provider: m.provider, model: m.model, mode, attempt };
-          plan.push({ key: trialKey(spec), task: lt, agent, provider: m.provider, model: m.model, mode, attempt });
+          const spec = {
+            taskId: lt.task.task_id,
+            agent,
+            provider: m.provider,
+            model: m.model,
+            mode,
+            attempt,
+          };
+          plan.push({
+            key: trialKey(spec),
+            task: lt,
+            agent,
+            provider: m.provider,
+            model: m.model,
+            mode,
+            attempt,
+          });
         }
   }
   return plan;

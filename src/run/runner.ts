@@ -52,7 +52,9 @@ export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> 
   };
   try {
     store.setRunStatus(env.runId, 'running');
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, pending.length)) }, worker));
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(opts.concurrency, pending.length)) }, worker),
+    );
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

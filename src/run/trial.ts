@@ -9,10 +9,10 @@ import { score } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV } from '../util/git.js';
+import { targetOutcome, type Verification, verify } from '../verify/verifier.js';
 import { addedLines, type WorkspaceDiff, workspaceDiff } from '../workspace/diff.js';
 import { provision } from '../workspace/provision.js';
 import { resolveSource } from '../workspace/source.js';
-import { targetOutcome, type Verification, verify } from '../verify/verifier.js';
 import type { RunPaths } from './paths.js';
 import type { TrialSpec } from './plan.js';
 
@@ -31,14 +31,22 @@ function symbolAtBase(ws: string, base: string) {
   const cache = new Map<string, boolean>();
   return (sym: string): boolean => {
     if (!cache.has(sym)) {
-      const r = spawnSync('git', ['grep', '-q', '-w', '-F', '-e', sym, base], { cwd: ws, env: GIT_ENV });
+      const r = spawnSync('git', ['grep', '-q', '-w', '-F', '-e', sym, base], {
+        cwd: ws,
+        env: GIT_ENV,
+      });
       cache.set(sym, r.status === 0);
     }
     return cache.get(sym)!;
   };
 }
 
-function saveArtifacts(dir: string, agent?: AgentResult, diff?: WorkspaceDiff, v?: Verification): void {
+function saveArtifacts(
+  dir: string,
+  agent?: AgentResult,
+  diff?: WorkspaceDiff,
+  v?: Verification,
+): void {
   mkdirSync(dir, { recursive: true });
   if (agent) {
     writeFileSync(join(dir, 'agent.stdout'), agent.stdout);
@@ -95,7 +103,12 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
   let verification: Verification | undefined;
   try {
     mkdirSync(join(scratch, 'home'), { recursive: true });
-    const prov = await provision(env.paths.cacheDir, task, resolveSource(spec.task, env.mirrorDir), ws);
+    const prov = await provision(
+      env.paths.cacheDir,
+      task,
+      resolveSource(spec.task, env.mirrorDir),
+      ws,
+    );
     base.details.env_reused = prov.envReused;
 
     agentResult = await env.agent.run({
@@ -113,7 +126,10 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     });
     base.exit_kind = agentResult.exitKind;
     base.timed_out = agentResult.timedOut;
-    Object.assign(base.details, { agent_exit_code: agentResult.exitCode, agent_ms: agentResult.durationMs });
+    Object.assign(base.details, {
+      agent_exit_code: agentResult.exitCode,
+      agent_ms: agentResult.durationMs,
+    });
     if (agentResult.meta) base.details.agent_meta = agentResult.meta;
     if (agentResult.usage) base.details.usage = agentResult.usage;
     if (env.signal?.aborted) throw new InfraError('interrupted', 'run interrupted');
@@ -129,9 +145,20 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
 
     verification = await verify(ws, prov.baselineTree, task, scratch);
     if (task.fail_to_pass.length === 0)
-      throw new InfraError('verify', `task ${task.task_id} has no fail_to_pass tests recorded; run "nanobench validate" on it`);
-    const f2p = task.fail_to_pass.map((id) => ({ id, suite: id.split('::')[0], ...targetOutcome(verification!, id) }));
-    const p2p = task.pass_to_pass.map((id) => ({ id, suite: id.split('::')[0], ...targetOutcome(verification!, id) }));
+      throw new InfraError(
+        'verify',
+        `task ${task.task_id} has no fail_to_pass tests recorded; run "nanobench validate" on it`,
+      );
+    const f2p = task.fail_to_pass.map((id) => ({
+      id,
+      suite: id.split('::')[0],
+      ...targetOutcome(verification!, id),
+    }));
+    const p2p = task.pass_to_pass.map((id) => ({
+      id,
+      suite: id.split('::')[0],
+      ...targetOutcome(verification!, id),
+    }));
     const result = score({
       mode: spec.mode,
       requiredFiles: task.required_files,
@@ -161,7 +188,14 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
       symbol: result.symbol,
       fail_to_pass: f2p.map((t) => ({ id: t.id, passed: t.passed })),
       pass_to_pass: p2p.map((t) => ({ id: t.id, passed: t.passed })),
-      suites: verification.suites.map((s) => ({ name: s.name, exit_code: s.exitCode, timed_out: s.timedOut, ms: s.durationMs, tests: s.tests.length, fallback: s.fallback })),
+      suites: verification.suites.map((s) => ({
+        name: s.name,
+        exit_code: s.exitCode,
+        timed_out: s.timedOut,
+        ms: s.durationMs,
+        tests: s.tests.length,
+        fallback: s.fallback,
+      })),
       verifier_ms: verification.durationMs,
     });
   } catch (e) {

@@ -40,14 +40,27 @@ export interface ScoreOutcome {
 
 const STOPPED_BEFORE_EDIT: ExitKind[] = ['context_exceeded', 'rate_limited', 'quota_exceeded'];
 
-function outcome(label: Label, explanation: string, extra: Partial<ScoreOutcome> = {}): ScoreOutcome {
-  return { label, score: LABELS[label].base, confidenceLevel: LABELS[label].level, flags: [], explanation, ...extra };
+function outcome(
+  label: Label,
+  explanation: string,
+  extra: Partial<ScoreOutcome> = {},
+): ScoreOutcome {
+  return {
+    label,
+    score: LABELS[label].base,
+    confidenceLevel: LABELS[label].level,
+    flags: [],
+    explanation,
+    ...extra,
+  };
 }
 
 function hallucinatedSymbol(input: ScoreInput, text: string): string | undefined {
   return missingSymbols(text).find(
     (sym) =>
-      references(input.agentAddedLines, sym) && !defines(input.agentAddedLines, sym) && !input.existsAtBase(sym),
+      references(input.agentAddedLines, sym) &&
+      !defines(input.agentAddedLines, sym) &&
+      !input.existsAtBase(sym),
   );
 }
 
@@ -55,7 +68,12 @@ function hallucinatedSymbol(input: ScoreInput, text: string): string | undefined
 export function score(input: ScoreInput): ScoreOutcome {
   const result = classify(input);
   const overlap = input.filesChanged.some((f) => input.requiredFiles.includes(f));
-  if (input.mode === 'navigation' && result.label !== 'pass' && overlap && result.score < PATHFINDING_CREDIT) {
+  if (
+    input.mode === 'navigation' &&
+    result.label !== 'pass' &&
+    overlap &&
+    result.score < PATHFINDING_CREDIT
+  ) {
     result.score = PATHFINDING_CREDIT;
     result.flags.push('pathfinding_credit');
   }
@@ -70,7 +88,10 @@ function classify(input: ScoreInput): ScoreOutcome {
 
   // 1. Halted on a context-size / rate-limit error before editing anything.
   if (STOPPED_BEFORE_EDIT.includes(input.agentExit) && input.filesChanged.length === 0)
-    return outcome('context_window_exceeded', `agent stopped (${input.agentExit}) before changing any file`);
+    return outcome(
+      'context_window_exceeded',
+      `agent stopped (${input.agentExit}) before changing any file`,
+    );
 
   // 2. Everything passes. A correct alternative fix is never scored 0 (deviation from the whitepaper).
   if (f2p.length > 0 && f2pPassed === f2p.length && p2p.every((t) => t.passed)) {
@@ -93,14 +114,20 @@ function classify(input: ScoreInput): ScoreOutcome {
   if (f2pPassed === 0) {
     // 4. A symbol the agent's own change uses that exists nowhere.
     const sym = hallucinatedSymbol(input, failedText);
-    if (sym) return outcome('hallucinated_api', `tests fail on "${sym}", which the change uses but which exists neither at base nor in the change`, { symbol: sym });
+    if (sym)
+      return outcome(
+        'hallucinated_api',
+        `tests fail on "${sym}", which the change uses but which exists neither at base nor in the change`,
+        { symbol: sym },
+      );
     // 5. Interface mismatch.
     if (isInterfaceMismatch(failedText))
       return outcome('wrong_abstraction_layer', `tests fail on an interface mismatch (${counts})`);
   }
 
   // 6. At least half of the target tests pass (>=, not >).
-  if (f2p.length > 0 && f2pPassed * 2 >= f2p.length) return outcome('partial_fix_only', `partial fix (${counts})`);
+  if (f2p.length > 0 && f2pPassed * 2 >= f2p.length)
+    return outcome('partial_fix_only', `partial fix (${counts})`);
 
   // 7. Polyglot, navigation: one language's tests all pass while another's fail.
   const languages = new Set(Object.values(input.suiteLanguages));
@@ -114,7 +141,10 @@ function classify(input: ScoreInput): ScoreOutcome {
     if (states.includes(true) && states.includes(false)) {
       const ok = [...byLang].filter(([, v]) => v).map(([k]) => k);
       const bad = [...byLang].filter(([, v]) => !v).map(([k]) => k);
-      return outcome('missing_cross_language_change', `${ok.join(', ')} tests pass but ${bad.join(', ')} tests fail`);
+      return outcome(
+        'missing_cross_language_change',
+        `${ok.join(', ')} tests pass but ${bad.join(', ')} tests fail`,
+      );
     }
   }
 

@@ -51,17 +51,17 @@ export function isInterfaceMismatch(text: string): boolean {
   return INTERFACE_MISMATCH.some((re) => re.test(text));
 }
 
-const escape = (s: string) => s.replace(/[$]/g, '\\$');
+const escapeDollar = (s: string) => s.replace(/[$]/g, '\\$');
 
 /** Does the change reference `sym` as a whole word? */
 export function references(addedLines: string[], sym: string): boolean {
-  const re = new RegExp(`(?<![A-Za-z0-9_$])${escape(sym)}(?![A-Za-z0-9_$])`);
+  const re = new RegExp(`(?<![A-Za-z0-9_$])${escapeDollar(sym)}(?![A-Za-z0-9_$])`);
   return addedLines.some((l) => re.test(l));
 }
 
 /** Does the change define `sym` (function, class, method, variable, export, Python def)? */
 export function defines(addedLines: string[], sym: string): boolean {
-  const s = escape(sym);
+  const s = escapeDollar(sym);
   const patterns = [
     new RegExp(`\\b(?:def|class|function\\*?|const|let|var)\\s+${s}\\b`),
     new RegExp(`^\\s*(?:async\\s+|static\\s+|get\\s+|set\\s+)*${s}\\s*\\([^)]*\\)\\s*\\{`),

@@ -10,7 +10,13 @@ export interface Interval {
 export const Z95 = 1.959963984540054;
 
 export function wilson(successes: number, n: number, z = Z95): Interval {
-  if (!Number.isInteger(successes) || !Number.isInteger(n) || n < 0 || successes < 0 || successes > n)
+  if (
+    !Number.isInteger(successes) ||
+    !Number.isInteger(n) ||
+    n < 0 ||
+    successes < 0 ||
+    successes > n
+  )
     throw new RangeError(`wilson: need integers 0 <= successes <= n, got ${successes}/${n}`);
   if (n === 0) return { low: 0, high: 1 };
   const p = successes / n;
@@ -19,7 +25,10 @@ export function wilson(successes: number, n: number, z = Z95): Interval {
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
   // Clamp away floating-point dust at the ends (0/N must give exactly 0, N/N exactly 1).
-  return { low: successes === 0 ? 0 : Math.max(0, centre - half), high: successes === n ? 1 : Math.min(1, centre + half) };
+  return {
+    low: successes === 0 ? 0 : Math.max(0, centre - half),
+    high: successes === n ? 1 : Math.min(1, centre + half),
+  };
 }
 
 /** Two results differ only if their intervals do not overlap. */

@@ -58,11 +58,17 @@ export class Store {
       db.pragma('busy_timeout = 5000');
       db.pragma('foreign_keys = ON');
     } catch (e) {
-      throw new UserError('STORE_OPEN', `${path}: cannot open the results database (${(e as Error).message})`);
+      throw new UserError(
+        'STORE_OPEN',
+        `${path}: cannot open the results database (${(e as Error).message})`,
+      );
     }
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > MIGRATIONS.length)
-      throw new UserError('STORE_VERSION', `${path}: written by a newer NanoBench (schema ${version}); upgrade NanoBench`);
+      throw new UserError(
+        'STORE_VERSION',
+        `${path}: written by a newer NanoBench (schema ${version}); upgrade NanoBench`,
+      );
     for (let v = version; v < MIGRATIONS.length; v++) {
       db.transaction(() => {
         db.exec(MIGRATIONS[v]);
@@ -78,27 +84,46 @@ export class Store {
 
   createRun(run: RunRecord): void {
     this.db
-      .prepare('INSERT INTO runs (id, created_at, finished_at, status, config, plan_size) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(run.id, run.created_at, run.finished_at, run.status, JSON.stringify(run.config), run.plan_size);
+      .prepare(
+        'INSERT INTO runs (id, created_at, finished_at, status, config, plan_size) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        run.id,
+        run.created_at,
+        run.finished_at,
+        run.status,
+        JSON.stringify(run.config),
+        run.plan_size,
+      );
   }
 
   setRunStatus(id: string, status: RunRecord['status']): void {
     const finished = status === 'running' ? null : new Date().toISOString();
-    this.db.prepare('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?').run(status, finished, id);
+    this.db
+      .prepare('UPDATE runs SET status = ?, finished_at = ? WHERE id = ?')
+      .run(status, finished, id);
   }
 
   getRun(id: string): RunRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as Record<string, unknown> | undefined;
-    return row ? { ...(row as unknown as RunRecord), config: JSON.parse(row.config as string) } : undefined;
+    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as
+      | Record<string, unknown>
+      | undefined;
+    return row
+      ? { ...(row as unknown as RunRecord), config: JSON.parse(row.config as string) }
+      : undefined;
   }
 
   latestRun(): RunRecord | undefined {
-    const row = this.db.prepare('SELECT id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as { id: string } | undefined;
+    const row = this.db
+      .prepare('SELECT id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT 1')
+      .get() as { id: string } | undefined;
     return row ? this.getRun(row.id) : undefined;
   }
 
   listRuns(): RunRecord[] {
-    const rows = this.db.prepare('SELECT id FROM runs ORDER BY created_at, rowid').all() as { id: string }[];
+    const rows = this.db.prepare('SELECT id FROM runs ORDER BY created_at, rowid').all() as {
+      id: string;
+    }[];
     return rows.map((r) => this.getRun(r.id)!);
   }
 
@@ -117,12 +142,16 @@ export class Store {
   }
 
   trialKeys(runId: string): Set<string> {
-    const rows = this.db.prepare('SELECT trial_key FROM trials WHERE run_id = ?').all(runId) as { trial_key: string }[];
+    const rows = this.db.prepare('SELECT trial_key FROM trials WHERE run_id = ?').all(runId) as {
+      trial_key: string;
+    }[];
     return new Set(rows.map((r) => r.trial_key));
   }
 
   trials(runId: string): TrialRecord[] {
-    const rows = this.db.prepare('SELECT * FROM trials WHERE run_id = ? ORDER BY id').all(runId) as Record<string, unknown>[];
+    const rows = this.db
+      .prepare('SELECT * FROM trials WHERE run_id = ? ORDER BY id')
+      .all(runId) as Record<string, unknown>[];
     return rows.map((r) => {
       const out: Record<string, unknown> = { ...r };
       delete out.id;

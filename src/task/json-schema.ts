@@ -4,7 +4,11 @@ import { zodToJsonSchema } from 'zod-to-json-schema';
 import { TaskSchema } from './schema.js';
 
 export function generatedSchemas(): Record<string, object> {
-  const task = zodToJsonSchema(TaskSchema, { $refStrategy: 'none', effectStrategy: 'input', pipeStrategy: 'input' });
+  const task = zodToJsonSchema(TaskSchema, {
+    $refStrategy: 'none',
+    effectStrategy: 'input',
+    pipeStrategy: 'input',
+  });
   return {
     'task.schema.json': {
       ...task,

@@ -16,10 +16,13 @@ export interface LoadedTask {
 export function formatIssue(file: string, issue: ZodIssue): string {
   const field = issue.path.length ? issue.path.join('.') : '(top level)';
   let msg = issue.message;
-  if (issue.code === 'unrecognized_keys') msg = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}; remove them or check the spelling`;
-  else if (issue.code === 'invalid_type' && issue.received === 'undefined') msg = `missing; expected ${issue.expected}`;
+  if (issue.code === 'unrecognized_keys')
+    msg = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}; remove them or check the spelling`;
+  else if (issue.code === 'invalid_type' && issue.received === 'undefined')
+    msg = `missing; expected ${issue.expected}`;
   else if (issue.code === 'invalid_type') msg = `expected ${issue.expected}, got ${issue.received}`;
-  else if (issue.code === 'invalid_string' || issue.code === 'invalid_enum_value') msg = `${issue.message}`;
+  else if (issue.code === 'invalid_string' || issue.code === 'invalid_enum_value')
+    msg = `${issue.message}`;
   return `${file}: field "${field}": ${msg}`;
 }
 
@@ -52,18 +55,24 @@ export function loadTaskFile(file: string, datasetDir?: string): LoadedTask {
 /** A dataset is a directory with tasks/*.json (or *.json directly), or a single task file. */
 export function loadDataset(path: string): LoadedTask[] {
   const abs = resolve(path);
-  if (!existsSync(abs)) throw new UserError('DATASET_NOT_FOUND', `${abs}: no such dataset directory or task file`);
+  if (!existsSync(abs))
+    throw new UserError('DATASET_NOT_FOUND', `${abs}: no such dataset directory or task file`);
   if (statSync(abs).isFile()) return [loadTaskFile(abs)];
   const taskDir = existsSync(join(abs, 'tasks')) ? join(abs, 'tasks') : abs;
   const files = readdirSync(taskDir)
     .filter((f) => f.endsWith('.json'))
     .sort();
-  if (files.length === 0) throw new UserError('DATASET_EMPTY', `${taskDir}: no task files (*.json) found`);
+  if (files.length === 0)
+    throw new UserError('DATASET_EMPTY', `${taskDir}: no task files (*.json) found`);
   const tasks = files.map((f) => loadTaskFile(join(taskDir, f), abs));
   const seen = new Map<string, string>();
   for (const t of tasks) {
     const prev = seen.get(t.task.task_id);
-    if (prev) throw new UserError('DUPLICATE_TASK', `${t.file}: task_id "${t.task.task_id}" is also used by ${prev}`);
+    if (prev)
+      throw new UserError(
+        'DUPLICATE_TASK',
+        `${t.file}: task_id "${t.task.task_id}" is also used by ${prev}`,
+      );
     seen.set(t.task.task_id, t.file);
   }
   return tasks;

@@ -15,7 +15,9 @@ export const RESULT_FORMATS = [
 export type ResultFormat = (typeof RESULT_FORMATS)[number];
 
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a full 40-character lowercase git commit SHA');
-const isoDate = z.string().datetime({ offset: true, message: 'an ISO-8601 date-time, e.g. 2026-01-15T00:00:00Z' });
+const isoDate = z
+  .string()
+  .datetime({ offset: true, message: 'an ISO-8601 date-time, e.g. 2026-01-15T00:00:00Z' });
 
 export const TestSuiteSchema = z
   .object({
@@ -26,11 +28,15 @@ export const TestSuiteSchema = z
     result_file: z
       .string()
       .optional()
-      .describe('file (relative to the workspace) the runner writes results to, for junit-xml and json formats'),
+      .describe(
+        'file (relative to the workspace) the runner writes results to, for junit-xml and json formats',
+      ),
     test_files: z
       .array(z.string())
       .default([])
-      .describe('paths (or directory prefixes ending in /) the verifier restores to the base state plus test_patch'),
+      .describe(
+        'paths (or directory prefixes ending in /) the verifier restores to the base state plus test_patch',
+      ),
   })
   .strict();
 export type TestSuite = z.infer<typeof TestSuiteSchema>;
@@ -74,9 +80,15 @@ export const TaskSchema = z
     token_estimate: z.number().int().nonnegative(),
     problem_statement: z.string().min(1),
     required_files: z.array(z.string().min(1)).min(1),
-    ground_truth_patch: z.string().min(1).describe('the golden patch WITHOUT test files; never shown to the agent'),
-    test_patch: z.string().describe('the PR\'s test changes; applied by the verifier only'),
-    test_command: z.string().min(1).describe('the whole test command, as the whitepaper records it'),
+    ground_truth_patch: z
+      .string()
+      .min(1)
+      .describe('the golden patch WITHOUT test files; never shown to the agent'),
+    test_patch: z.string().describe("the PR's test changes; applied by the verifier only"),
+    test_command: z
+      .string()
+      .min(1)
+      .describe('the whole test command, as the whitepaper records it'),
     test_suites: z.array(TestSuiteSchema).min(1),
     fail_to_pass: z.array(z.string()).default([]),
     pass_to_pass: z.array(z.string()).default([]),
@@ -97,7 +109,12 @@ export const TaskSchema = z
   .superRefine((t, ctx) => {
     const names = t.test_suites.map((s) => s.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
-    if (dup) ctx.addIssue({ code: 'custom', path: ['test_suites'], message: `suite name "${dup}" is used twice` });
+    if (dup)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['test_suites'],
+        message: `suite name "${dup}" is used twice`,
+      });
     for (const [field, ids] of [
       ['fail_to_pass', t.fail_to_pass],
       ['pass_to_pass', t.pass_to_pass],

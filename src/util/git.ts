@@ -26,7 +26,10 @@ export function git(cwd: string, args: string[], input?: string): string {
     });
   } catch (e) {
     const err = e as { stderr?: string; message: string };
-    throw new InfraError('git', `git ${args.join(' ')} (in ${cwd}): ${(err.stderr || err.message).trim()}`);
+    throw new InfraError(
+      'git',
+      `git ${args.join(' ')} (in ${cwd}): ${(err.stderr || err.message).trim()}`,
+    );
   }
 }
 

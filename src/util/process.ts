@@ -78,7 +78,8 @@ export function run(file: string, args: string[], opts: RunOptions): Promise<Run
       opts.signal?.removeEventListener('abort', onAbort);
       // Whatever the leader left behind (background jobs) dies with it.
       killGroup(child.pid, 'SIGKILL');
-      const trunc = (len: number) => (len > max ? `\n[nanobench: output truncated, ${len} bytes in all]\n` : '');
+      const trunc = (len: number) =>
+        len > max ? `\n[nanobench: output truncated, ${len} bytes in all]\n` : '';
       resolve({
         exitCode: code,
         signal,

@@ -23,12 +23,17 @@ export function protectedTestPaths(task: Task): string[] {
   for (const s of task.test_suites) for (const p of s.test_files) all.add(p);
   return [...all].map((p) => {
     const n = normalize(p);
-    if (isAbsolute(n) || n.startsWith('..')) throw new InfraError('verify', `test path "${p}" escapes the workspace`);
+    if (isAbsolute(n) || n.startsWith('..'))
+      throw new InfraError('verify', `test path "${p}" escapes the workspace`);
     return n.replace(/\/$/, '');
   });
 }
 
-export async function restoreTests(ws: string, baselineTree: string, task: Task): Promise<string[]> {
+export async function restoreTests(
+  ws: string,
+  baselineTree: string,
+  task: Task,
+): Promise<string[]> {
   const paths = protectedTestPaths(task);
   for (const p of paths) {
     rmSync(join(ws, p), { recursive: true, force: true });
@@ -36,8 +41,13 @@ export async function restoreTests(ws: string, baselineTree: string, task: Task)
     if (tracked) git(ws, ['restore', `--source=${baselineTree}`, '--worktree', '--', p]);
   }
   if (task.test_patch.trim()) {
-    const r = await runShell('git apply --whitespace=nowarn -', { cwd: ws, input: task.test_patch, timeoutMs: 60_000 });
-    if (r.exitCode !== 0) throw new InfraError('verify', `test_patch does not apply: ${r.stderr.trim()}`);
+    const r = await runShell('git apply --whitespace=nowarn -', {
+      cwd: ws,
+      input: task.test_patch,
+      timeoutMs: 60_000,
+    });
+    if (r.exitCode !== 0)
+      throw new InfraError('verify', `test_patch does not apply: ${r.stderr.trim()}`);
   }
   return paths.filter((p) => existsSync(join(ws, p)));
 }

@@ -42,13 +42,29 @@ export function cleanTestEnv(home: string): NodeJS.ProcessEnv {
   };
 }
 
-export async function runSuite(ws: string, suite: TestSuite, timeoutSec: number, home: string): Promise<SuiteRun> {
+export async function runSuite(
+  ws: string,
+  suite: TestSuite,
+  timeoutSec: number,
+  home: string,
+): Promise<SuiteRun> {
   // A stale or agent-written result file must never be read as this run's result.
   const resultPath = suite.result_file ? join(ws, suite.result_file) : undefined;
   if (resultPath) rmSync(resultPath, { force: true });
-  const r = await runShell(suite.command, { cwd: ws, env: cleanTestEnv(home), timeoutMs: timeoutSec * 1000 });
-  const resultFile = resultPath && existsSync(resultPath) ? readFileSync(resultPath, 'utf8') : undefined;
-  const parsed = parseSuite(suite.format, { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, resultFile, workspace: ws });
+  const r = await runShell(suite.command, {
+    cwd: ws,
+    env: cleanTestEnv(home),
+    timeoutMs: timeoutSec * 1000,
+  });
+  const resultFile =
+    resultPath && existsSync(resultPath) ? readFileSync(resultPath, 'utf8') : undefined;
+  const parsed = parseSuite(suite.format, {
+    stdout: r.stdout,
+    stderr: r.stderr,
+    exitCode: r.exitCode,
+    resultFile,
+    workspace: ws,
+  });
   return {
     name: suite.name,
     language: suite.language,
@@ -59,12 +75,19 @@ export async function runSuite(ws: string, suite: TestSuite, timeoutSec: number,
     stdout: r.stdout,
     stderr: r.stderr,
     tests: parsed.tests,
-    fallback: r.timedOut ? `suite timed out after ${timeoutSec}s; unreported tests count as failed` : parsed.fallback,
+    fallback: r.timedOut
+      ? `suite timed out after ${timeoutSec}s; unreported tests count as failed`
+      : parsed.fallback,
   };
 }
 
 /** Restore tests, apply test_patch, run all suites. Throws InfraError when the tests cannot be set up. */
-export async function verify(ws: string, baselineTree: string, task: Task, scratchDir: string): Promise<Verification> {
+export async function verify(
+  ws: string,
+  baselineTree: string,
+  task: Task,
+  scratchDir: string,
+): Promise<Verification> {
   const started = Date.now();
   await restoreTests(ws, baselineTree, task);
   const home = join(scratchDir, 'verify-home');
@@ -85,7 +108,9 @@ export function targetOutcome(v: Verification, id: string): { passed: boolean; m
   const t = v.outcomes.get(id);
   if (!t) {
     const suite = v.suites.find((s) => id.startsWith(`${s.name}::`));
-    const why = suite?.timedOut ? 'its suite timed out' : 'it never reported (crashed, failed to load, or was removed)';
+    const why = suite?.timedOut
+      ? 'its suite timed out'
+      : 'it never reported (crashed, failed to load, or was removed)';
     return { passed: false, message: `${why}\n${suite?.stderr.slice(-2000) ?? ''}` };
   }
   return { passed: t.outcome === 'passed', message: t.message };

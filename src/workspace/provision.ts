@@ -2,8 +2,9 @@
 // the repository at base_commit (history up to base only: nothing that reaches past it),
 // with the task's install command already run. Snapshots are built once per
 // (repo, base_commit, install command) and reused by every later trial.
-import { createHash } from 'node:crypto';
+
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Task } from '../task/schema.js';
@@ -43,12 +44,16 @@ export function ensureSourceClone(cacheDir: string, task: Task, source: RepoSour
       rmSync(tmp, { recursive: true, force: true }); // another process won the race
     }
   }
-  const hasBase = () => tryGit(dir, ['cat-file', '-e', `${task.base_commit}^{commit}`]) !== undefined;
+  const hasBase = () =>
+    tryGit(dir, ['cat-file', '-e', `${task.base_commit}^{commit}`]) !== undefined;
   if (!hasBase()) {
     // The clone may predate the commit: refresh it once from its source.
     tryGit(dir, ['fetch', '--quiet', source.location, '+refs/*:refs/*']);
     if (!hasBase())
-      throw new InfraError('provision', `base_commit ${task.base_commit} of task ${task.task_id} is not in ${source.location}`);
+      throw new InfraError(
+        'provision',
+        `base_commit ${task.base_commit} of task ${task.task_id} is not in ${source.location}`,
+      );
   }
   return dir;
 }
@@ -79,9 +84,15 @@ async function runInstall(dir: string, task: Task): Promise<void> {
     cwd: join(dir, 'ws'),
     timeoutMs: task.timeouts.verifier_sec * 1000 * 4,
   });
-  writeFileSync(join(dir, 'install.log'), `$ ${task.install_command}\nexit ${r.exitCode}\n${r.stdout}\n${r.stderr}`);
+  writeFileSync(
+    join(dir, 'install.log'),
+    `$ ${task.install_command}\nexit ${r.exitCode}\n${r.stdout}\n${r.stderr}`,
+  );
   if (r.exitCode !== 0)
-    throw new InfraError('install', `install command failed for ${task.task_id} (exit ${r.exitCode}${r.timedOut ? ', timed out' : ''}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    throw new InfraError(
+      'install',
+      `install command failed for ${task.task_id} (exit ${r.exitCode}${r.timedOut ? ', timed out' : ''}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+    );
 }
 
 /** Snapshot of the tree as it is on disk (tracked + untracked, minus ignored), without touching HEAD or the index. */
@@ -89,7 +100,11 @@ export function snapshotTree(ws: string): string {
   const index = join(ws, '.git', `nanobench-index-${process.pid}-${Date.now()}`);
   const env = { ...GIT_ENV, GIT_INDEX_FILE: index };
   try {
-    execFileSync('git', ['add', '-A', '--', '.', ':(exclude).nanocoder'], { cwd: ws, env, stdio: 'pipe' });
+    execFileSync('git', ['add', '-A', '--', '.', ':(exclude).nanocoder'], {
+      cwd: ws,
+      env,
+      stdio: 'pipe',
+    });
     return execFileSync('git', ['write-tree'], { cwd: ws, env, encoding: 'utf8' }).trim();
   } catch (e) {
     throw new InfraError('diff', `cannot snapshot ${ws}: ${(e as Error).message}`);
@@ -99,18 +114,27 @@ export function snapshotTree(ws: string): string {
 }
 
 /** Get (building once) the prepared environment for a task. Safe against concurrent builders. */
-export async function ensureSnapshot(cacheDir: string, task: Task, sourceClone: string): Promise<Snapshot & { reused: boolean }> {
+export async function ensureSnapshot(
+  cacheDir: string,
+  task: Task,
+  sourceClone: string,
+): Promise<Snapshot & { reused: boolean }> {
   const key = hash(`${task.repo}\n${task.base_commit}\n${task.install_command ?? ''}`);
   const dir = join(cacheDir, 'envs', `${slug(task.repo)}-${task.base_commit.slice(0, 12)}-${key}`);
   const metaFile = join(dir, 'meta.json');
-  if (existsSync(metaFile)) return { ...JSON.parse(readFileSync(metaFile, 'utf8')), dir, reused: true };
+  if (existsSync(metaFile))
+    return { ...JSON.parse(readFileSync(metaFile, 'utf8')), dir, reused: true };
   const tmp = tmpName(dir);
   mkdirSync(tmp, { recursive: true });
   try {
     buildSnapshot(tmp, sourceClone, task);
     await runInstall(tmp, task);
     const baselineTree = snapshotTree(join(tmp, 'ws'));
-    const meta = { baselineTree, installRan: Boolean(task.install_command), createdAt: new Date().toISOString() };
+    const meta = {
+      baselineTree,
+      installRan: Boolean(task.install_command),
+      createdAt: new Date().toISOString(),
+    };
     writeFileSync(join(tmp, 'meta.json'), JSON.stringify(meta, null, 2));
     try {
       renameSync(tmp, dir);

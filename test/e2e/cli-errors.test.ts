@@ -14,19 +14,41 @@ function expectUserError(args: string[], pattern: RegExp) {
 
 describe('CLI errors', () => {
   const db = join(tempDir(), 'r.sqlite');
-  it('a missing dataset', () => expectUserError(['run', 'nope', '--agent', 'nop', '--db', db], /nope: no such dataset/));
-  it('an unknown agent', () => expectUserError(['run', 'examples', '--agent', 'claude', '--db', db], /--agent must be nanocoder, oracle, nop or command/));
-  it('a bad --runs', () => expectUserError(['run', 'examples', '--agent', 'nop', '--runs', '0', '--db', db], /--runs must be a positive integer/));
-  it('an unknown task id', () => expectUserError(['run', 'examples', '--agent', 'nop', '--task', 'zzz', '--db', db], /--task: no task named zzz/));
-  it('nanocoder without a model', () => expectUserError(['run', 'examples', '--agent', 'nanocoder', '--db', db], /needs --model/));
+  it('a missing dataset', () =>
+    expectUserError(['run', 'nope', '--agent', 'nop', '--db', db], /nope: no such dataset/));
+  it('an unknown agent', () =>
+    expectUserError(
+      ['run', 'examples', '--agent', 'claude', '--db', db],
+      /--agent must be nanocoder, oracle, nop or command/,
+    ));
+  it('a bad --runs', () =>
+    expectUserError(
+      ['run', 'examples', '--agent', 'nop', '--runs', '0', '--db', db],
+      /--runs must be a positive integer/,
+    ));
+  it('an unknown task id', () =>
+    expectUserError(
+      ['run', 'examples', '--agent', 'nop', '--task', 'zzz', '--db', db],
+      /--task: no task named zzz/,
+    ));
+  it('nanocoder without a model', () =>
+    expectUserError(['run', 'examples', '--agent', 'nanocoder', '--db', db], /needs --model/));
   it('an unknown scripted model', () =>
-    expectUserError(['run', 'examples', '--agent', 'nanocoder', '--model', 'gpt-9', '--db', db], /scripted model\(s\) gpt-9 not found/));
+    expectUserError(
+      ['run', 'examples', '--agent', 'nanocoder', '--model', 'gpt-9', '--db', db],
+      /scripted model\(s\) gpt-9 not found/,
+    ));
   it('a malformed task file names the file and the field', () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ schema_version: 1, task_id: 'x', complexity_tier: 9 }));
+    writeFileSync(
+      join(dir, 'bad.json'),
+      JSON.stringify({ schema_version: 1, task_id: 'x', complexity_tier: 9 }),
+    );
     const r = nanobench(['run', dir, '--agent', 'nop', '--db', db]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/bad.json: field "complexity_tier": Number must be less than or equal to 4/);
+    expect(r.stderr).toMatch(
+      /bad.json: field "complexity_tier": Number must be less than or equal to 4/,
+    );
     expect(r.stderr).toMatch(/bad.json: field "repo": missing; expected string/);
   });
   it('--help explains the run command', () => {
@@ -34,5 +56,6 @@ describe('CLI errors', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/--mode <mode>\s+hinted \| navigation \| both/);
   });
-  it('report on an empty database', () => expectUserError(['report', '--db', join(tempDir(), 'e.sqlite')], /no runs stored yet/));
+  it('report on an empty database', () =>
+    expectUserError(['report', '--db', join(tempDir(), 'e.sqlite')], /no runs stored yet/));
 });

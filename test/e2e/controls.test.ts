@@ -7,11 +7,27 @@ describe('controls on the example dataset', () => {
   const db = `${tempDir()}/r.sqlite`;
 
   it('oracle scores 1.0 on every task in both modes', () => {
-    const out = runJson(['run', 'examples', '--agent', 'oracle', '--mode', 'both', '--concurrency', '2', '--db', db]);
+    const out = runJson([
+      'run',
+      'examples',
+      '--agent',
+      'oracle',
+      '--mode',
+      'both',
+      '--concurrency',
+      '2',
+      '--db',
+      db,
+    ]);
     // tiers 1,2 -> one run; tiers 3,3,4 -> five runs; two modes
     expect(out.trials).toHaveLength(2 * (1 + 1 + 5 + 5 + 5));
     for (const t of out.trials) {
-      expect(t, `${t.task_id} ${t.mode}: ${t.error}`).toMatchObject({ status: 'scored', score: 1, label: 'pass', confidence_level: '2' });
+      expect(t, `${t.task_id} ${t.mode}: ${t.error}`).toMatchObject({
+        status: 'scored',
+        score: 1,
+        label: 'pass',
+        confidence_level: '2',
+      });
       expect(t.tests.total).toBeGreaterThan(0);
       expect(t.tests.failed).toBe(0);
       expect(t.files_changed.length).toBeGreaterThan(0);
@@ -20,7 +36,18 @@ describe('controls on the example dataset', () => {
   });
 
   it('nop scores 0.0 on every task in both modes', () => {
-    const out = runJson(['run', 'examples', '--agent', 'nop', '--mode', 'both', '--runs', '1', '--db', db]);
+    const out = runJson([
+      'run',
+      'examples',
+      '--agent',
+      'nop',
+      '--mode',
+      'both',
+      '--runs',
+      '1',
+      '--db',
+      db,
+    ]);
     expect(out.trials).toHaveLength(10);
     for (const t of out.trials) {
       expect(t.status).toBe('scored');

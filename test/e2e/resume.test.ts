@@ -9,7 +9,9 @@ function storedTrials(db: string): { trial_key: string; started_at: string; scor
   try {
     const d = new Database(db, { readonly: true, fileMustExist: true });
     try {
-      return d.prepare('SELECT trial_key, started_at, score FROM trials ORDER BY id').all() as never;
+      return d
+        .prepare('SELECT trial_key, started_at, score FROM trials ORDER BY id')
+        .all() as never;
     } finally {
       d.close();
     }
@@ -23,9 +25,21 @@ describe('kill and resume', () => {
     const dir = tempDir();
     const db = join(dir, 'r.sqlite');
     // A slow agent: each trial takes about a second, ten trials in all.
-    const child = nanobenchAsync(['run', 'examples', '--agent', 'command:sleep 0.7', '--mode', 'both', '--runs', '1', '--db', db]);
+    const child = nanobenchAsync([
+      'run',
+      'examples',
+      '--agent',
+      'command:sleep 0.7',
+      '--mode',
+      'both',
+      '--runs',
+      '1',
+      '--db',
+      db,
+    ]);
     const deadline = Date.now() + 60_000;
-    while (storedTrials(db).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (storedTrials(db).length < 3 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     const before = storedTrials(db);

@@ -9,7 +9,8 @@ import { provision } from '../../src/workspace/provision.js';
 import { resolveSource } from '../../src/workspace/source.js';
 import { EXAMPLES, runJson, tempDir } from '../helpers/cli.js';
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' });
 
 describe('workspace provisioning', () => {
   it('holds no object, ref, reflog or packed ref past base_commit', async () => {
@@ -38,12 +39,20 @@ describe('workspace provisioning', () => {
     expect(logAll.sort()).toEqual(past.sort());
     expect(git(ws, 'fsck', '--lost-found', '--no-progress')).toBe('');
     expect(git(ws, 'for-each-ref', '--format=%(refname)').trim()).toBe('refs/heads/main');
-    expect(git(ws, 'reflog', '--all', '--format=%H').trim().split('\n').every((h) => past.includes(h))).toBe(true);
+    expect(
+      git(ws, 'reflog', '--all', '--format=%H')
+        .trim()
+        .split('\n')
+        .every((h) => past.includes(h)),
+    ).toBe(true);
     expect(existsSync(join(ws, '.git', 'FETCH_HEAD'))).toBe(false);
     const packed = join(ws, '.git', 'packed-refs');
-    if (existsSync(packed)) for (const c of futureCommits) expect(readFileSync(packed, 'utf8')).not.toContain(c);
+    if (existsSync(packed))
+      for (const c of futureCommits) expect(readFileSync(packed, 'utf8')).not.toContain(c);
     // The golden change's new content is not in any object either.
-    const golden = lt.task.ground_truth_patch.split('\n').find((l) => l.startsWith('+') && !l.startsWith('+++') && l.length > 20)!;
+    const golden = lt.task.ground_truth_patch
+      .split('\n')
+      .find((l) => l.startsWith('+') && !l.startsWith('+++') && l.length > 20)!;
     const grep = spawnSync('git', ['grep', '-F', golden.slice(1).trim(), ...past], { cwd: ws });
     expect(grep.status).not.toBe(0);
   });
@@ -56,11 +65,33 @@ describe('workspace provisioning', () => {
     task.install_command = `${task.install_command} && echo ran >> ${counter}`;
     writeFileSync(join(dir, 'shopfront-001.json'), JSON.stringify(task));
     const db = join(dir, 'r.sqlite');
-    const out = runJson(['run', join(dir, 'shopfront-001.json'), '--agent', 'oracle', '--runs', '3', '--mirror', join(EXAMPLES, 'mirror'), '--db', db]);
+    const out = runJson([
+      'run',
+      join(dir, 'shopfront-001.json'),
+      '--agent',
+      'oracle',
+      '--runs',
+      '3',
+      '--mirror',
+      join(EXAMPLES, 'mirror'),
+      '--db',
+      db,
+    ]);
     expect(out.trials.map((t) => t.score)).toEqual([1, 1, 1]);
     expect(readFileSync(counter, 'utf8')).toBe('ran\n');
     // A second run on the same cache does not install again either.
-    runJson(['run', join(dir, 'shopfront-001.json'), '--agent', 'nop', '--runs', '1', '--mirror', join(EXAMPLES, 'mirror'), '--db', db]);
+    runJson([
+      'run',
+      join(dir, 'shopfront-001.json'),
+      '--agent',
+      'nop',
+      '--runs',
+      '1',
+      '--mirror',
+      join(EXAMPLES, 'mirror'),
+      '--db',
+      db,
+    ]);
     expect(readFileSync(counter, 'utf8')).toBe('ran\n');
   });
 });

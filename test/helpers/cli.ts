@@ -19,7 +19,10 @@ export function tempDir(prefix = 'nb-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export function nanobench(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
+export function nanobench(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): CliResult {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },
@@ -31,7 +34,10 @@ export function nanobench(args: string[], opts: { cwd?: string; env?: NodeJS.Pro
 
 /** Start the CLI without waiting (for kill-and-resume tests). */
 export function nanobenchAsync(args: string[], opts: { cwd?: string } = {}) {
-  return spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 export interface TrialJson {
@@ -52,7 +58,10 @@ export interface TrialJson {
   exit_kind: string | null;
 }
 
-export function runJson(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { run_id: string; trials: TrialJson[]; summary: Record<string, unknown> } {
+export function runJson(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): { run_id: string; trials: TrialJson[]; summary: Record<string, unknown> } {
   const r = nanobench([...args, '--json'], opts);
   if (r.code !== 0) throw new Error(`nanobench ${args.join(' ')} exited ${r.code}\n${r.stderr}`);
   return JSON.parse(r.stdout);

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { type ScoreInput, score } from '../../src/score/rules.js';
 
-const t = (id: string, passed: boolean, message?: string) => ({ id: `${id.split(':')[0]}::${id}`, suite: id.split(':')[0], passed, message });
+const t = (id: string, passed: boolean, message?: string) => ({
+  id: `${id.split(':')[0]}::${id}`,
+  suite: id.split(':')[0],
+  passed,
+  message,
+});
 
 function input(over: Partial<ScoreInput> = {}): ScoreInput {
   return {
@@ -25,10 +30,14 @@ describe('rule 1: halted before any edit', () => {
     expect(r).toMatchObject({ label: 'context_window_exceeded', score: 0, confidenceLevel: '3' });
   });
   it('a rate limit counts too', () => {
-    expect(score(input({ agentExit: 'rate_limited', filesChanged: [] })).label).toBe('context_window_exceeded');
+    expect(score(input({ agentExit: 'rate_limited', filesChanged: [] })).label).toBe(
+      'context_window_exceeded',
+    );
   });
   it('a context error after editing is graded on its artifact', () => {
-    const r = score(input({ agentExit: 'context_exceeded', failToPass: [t('js:f1', true), t('js:f2', false)] }));
+    const r = score(
+      input({ agentExit: 'context_exceeded', failToPass: [t('js:f1', true), t('js:f2', false)] }),
+    );
     expect(r.label).toBe('partial_fix_only');
   });
 });
@@ -39,11 +48,15 @@ describe('rule 2: pass first (deliberate deviation)', () => {
     expect(r).toMatchObject({ label: 'pass', score: 1, confidenceLevel: '2', flags: [] });
   });
   it('a correct fix outside required_files still passes, flagged', () => {
-    const r = score(input({ filesChanged: ['lib/other.js'], failToPass: [t('js:f1', true), t('js:f2', true)] }));
+    const r = score(
+      input({ filesChanged: ['lib/other.js'], failToPass: [t('js:f1', true), t('js:f2', true)] }),
+    );
     expect(r).toMatchObject({ label: 'pass', score: 1, flags: ['pass_outside_required_files'] });
   });
   it('a broken pass_to_pass test prevents a pass', () => {
-    const r = score(input({ failToPass: [t('js:f1', true), t('js:f2', true)], passToPass: [t('js:p1', false)] }));
+    const r = score(
+      input({ failToPass: [t('js:f1', true), t('js:f2', true)], passToPass: [t('js:p1', false)] }),
+    );
     expect(r.label).toBe('partial_fix_only');
   });
   it('zero target tests is never a pass', () => {
@@ -57,39 +70,73 @@ describe('rule 3: no required-file overlap', () => {
     expect(r).toMatchObject({ label: 'insufficient_context_read', score: 0, confidenceLevel: '1' });
   });
   it('hinted: zero_signal', () => {
-    expect(score(input({ filesChanged: [] }))).toMatchObject({ label: 'zero_signal', score: 0, confidenceLevel: '1' });
+    expect(score(input({ filesChanged: [] }))).toMatchObject({
+      label: 'zero_signal',
+      score: 0,
+      confidenceLevel: '1',
+    });
   });
   it('is checked before partial passes', () => {
-    const r = score(input({ filesChanged: ['README.md'], failToPass: [t('js:f1', true), t('js:f2', false)] }));
+    const r = score(
+      input({ filesChanged: ['README.md'], failToPass: [t('js:f1', true), t('js:f2', false)] }),
+    );
     expect(r.label).toBe('zero_signal');
   });
 });
 
-describe('rule 4: hallucinated_api only for symbols of the agent\'s own change', () => {
-  const failing = [t('py:f1', false, "AttributeError: 'Invoice' object has no attribute 'apply_coupon'"), t('py:f2', false)];
+describe("rule 4: hallucinated_api only for symbols of the agent's own change", () => {
+  const failing = [
+    t('py:f1', false, "AttributeError: 'Invoice' object has no attribute 'apply_coupon'"),
+    t('py:f2', false),
+  ];
   it('a symbol the change references, defines nowhere and that is absent at base', () => {
-    const r = score(input({ failToPass: failing, agentAddedLines: ['    return inv.apply_coupon(code)'] }));
-    expect(r).toMatchObject({ label: 'hallucinated_api', confidenceLevel: '4', symbol: 'apply_coupon', score: 0 });
+    const r = score(
+      input({ failToPass: failing, agentAddedLines: ['    return inv.apply_coupon(code)'] }),
+    );
+    expect(r).toMatchObject({
+      label: 'hallucinated_api',
+      confidenceLevel: '4',
+      symbol: 'apply_coupon',
+      score: 0,
+    });
   });
   it('a feature the agent failed to add (tests call the new API, the change does not) is not hallucinated', () => {
     const r = score(input({ failToPass: failing, agentAddedLines: ['    total = 0'] }));
     expect(r.label).toBe('incorrect_fix');
   });
   it('a symbol that exists at base is not hallucinated', () => {
-    const r = score(input({ failToPass: failing, agentAddedLines: ['inv.apply_coupon(1)'], existsAtBase: (s) => s === 'apply_coupon' }));
+    const r = score(
+      input({
+        failToPass: failing,
+        agentAddedLines: ['inv.apply_coupon(1)'],
+        existsAtBase: (s) => s === 'apply_coupon',
+      }),
+    );
     expect(r.label).toBe('incorrect_fix');
   });
   it('a symbol the change itself defines is not hallucinated', () => {
-    const r = score(input({ failToPass: failing, agentAddedLines: ['def apply_coupon(self, code):', '  self.apply_coupon(1)'] }));
+    const r = score(
+      input({
+        failToPass: failing,
+        agentAddedLines: ['def apply_coupon(self, code):', '  self.apply_coupon(1)'],
+      }),
+    );
     expect(r.label).toBe('incorrect_fix');
   });
   it('JS: the last identifier of a vite-transformed call', () => {
-    const f = [t('js:f1', false, '__vite_ssr_import_0__.clampWidth is not a function'), t('js:f2', false)];
+    const f = [
+      t('js:f1', false, '__vite_ssr_import_0__.clampWidth is not a function'),
+      t('js:f2', false),
+    ];
     const r = score(input({ failToPass: f, agentAddedLines: ['  return clampWidth(s, n);'] }));
     expect(r).toMatchObject({ label: 'hallucinated_api', symbol: 'clampWidth' });
   });
   it('needs no F2P test passing', () => {
-    const f = [t('js:f1', false, 'ReferenceError: clampWidth is not defined'), t('js:f2', true), t('js:f3', false)];
+    const f = [
+      t('js:f1', false, 'ReferenceError: clampWidth is not defined'),
+      t('js:f2', true),
+      t('js:f3', false),
+    ];
     const r = score(input({ failToPass: f, agentAddedLines: ['clampWidth(1)'] }));
     expect(r.label).toBe('incorrect_fix');
   });
@@ -97,11 +144,20 @@ describe('rule 4: hallucinated_api only for symbols of the agent\'s own change',
 
 describe('rule 5: wrong_abstraction_layer', () => {
   it('an arity mismatch with no F2P passing', () => {
-    const f = [t('py:f1', false, 'TypeError: apply_discount() takes 1 positional argument but 2 were given'), t('py:f2', false)];
-    expect(score(input({ failToPass: f }))).toMatchObject({ label: 'wrong_abstraction_layer', confidenceLevel: '4' });
+    const f = [
+      t('py:f1', false, 'TypeError: apply_discount() takes 1 positional argument but 2 were given'),
+      t('py:f2', false),
+    ];
+    expect(score(input({ failToPass: f }))).toMatchObject({
+      label: 'wrong_abstraction_layer',
+      confidenceLevel: '4',
+    });
   });
   it('TS2554 from a type check', () => {
-    const f = [t('js:f1', false, "src/a.ts(3,1): error TS2554: Expected 2 arguments, but got 1."), t('js:f2', false)];
+    const f = [
+      t('js:f1', false, 'src/a.ts(3,1): error TS2554: Expected 2 arguments, but got 1.'),
+      t('js:f2', false),
+    ];
     expect(score(input({ failToPass: f })).label).toBe('wrong_abstraction_layer');
   });
 });
@@ -112,7 +168,9 @@ describe('rule 6: partial_fix_only', () => {
     expect(r).toMatchObject({ label: 'partial_fix_only', score: 0.5, confidenceLevel: '1+2' });
   });
   it('below 50% is not partial', () => {
-    const r = score(input({ failToPass: [t('js:f1', true), t('js:f2', false), t('js:f3', false)] }));
+    const r = score(
+      input({ failToPass: [t('js:f1', true), t('js:f2', false), t('js:f3', false)] }),
+    );
     expect(r.label).toBe('incorrect_fix');
   });
 });
@@ -125,7 +183,11 @@ describe('rule 7: missing_cross_language_change', () => {
   };
   it('navigation mode, one language fully passing: level 1, with pathfinding credit', () => {
     const r = score(input({ ...poly, mode: 'navigation' }));
-    expect(r).toMatchObject({ label: 'missing_cross_language_change', confidenceLevel: '1', score: 0.1 });
+    expect(r).toMatchObject({
+      label: 'missing_cross_language_change',
+      confidenceLevel: '1',
+      score: 0.1,
+    });
   });
   it('hinted mode never gives it', () => {
     expect(score(input({ ...poly, mode: 'hinted' })).label).toBe('incorrect_fix');
@@ -134,14 +196,20 @@ describe('rule 7: missing_cross_language_change', () => {
 
 describe('rule 8 and pathfinding credit', () => {
   it('incorrect_fix scores 0 in hinted mode', () => {
-    expect(score(input())).toMatchObject({ label: 'incorrect_fix', score: 0, confidenceLevel: '2' });
+    expect(score(input())).toMatchObject({
+      label: 'incorrect_fix',
+      score: 0,
+      confidenceLevel: '2',
+    });
   });
   it('incorrect_fix with overlap earns 0.1 in navigation mode', () => {
     const r = score(input({ mode: 'navigation' }));
     expect(r).toMatchObject({ label: 'incorrect_fix', score: 0.1, flags: ['pathfinding_credit'] });
   });
   it('partial fixes keep 0.5 in navigation mode', () => {
-    const r = score(input({ mode: 'navigation', failToPass: [t('js:f1', true), t('js:f2', false)] }));
+    const r = score(
+      input({ mode: 'navigation', failToPass: [t('js:f1', true), t('js:f2', false)] }),
+    );
     expect(r.score).toBe(0.5);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { defines, isInterfaceMismatch, lastIdentifier, missingSymbols, references } from '../../src/score/symbols.js';
+import {
+  defines,
+  isInterfaceMismatch,
+  lastIdentifier,
+  missingSymbols,
+  references,
+} from '../../src/score/symbols.js';
 
 describe('missingSymbols', () => {
   it.each([
@@ -13,14 +19,21 @@ describe('missingSymbols', () => {
     ['ReferenceError: normalizeWidth is not defined', 'normalizeWidth'],
     // node --test TAP puts the error and its name on separate YAML keys
     ["error: 'normalizeWidth is not defined'\n      name: 'ReferenceError'", 'normalizeWidth'],
-    ["SyntaxError: The requested module './a.js' does not provide an export named 'toTitle'", 'toTitle'],
+    [
+      "SyntaxError: The requested module './a.js' does not provide an export named 'toTitle'",
+      'toTitle',
+    ],
     ["src/x.ts(1,1): error TS2339: Property 'sizeOf' does not exist on type 'Foo'.", 'sizeOf'],
-    ['error TS2305: Module \'"./m"\' has no exported member \'Thing\'.', 'Thing'],
+    ["error TS2305: Module '\"./m\"' has no exported member 'Thing'.", 'Thing'],
   ])('%s -> %s', (text, sym) => {
     expect(missingSymbols(text)).toContain(sym);
   });
   it('finds nothing in an assertion failure', () => {
-    expect(missingSymbols('AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n1 !== 2')).toEqual([]);
+    expect(
+      missingSymbols(
+        'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n1 !== 2',
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -39,7 +52,8 @@ describe('isInterfaceMismatch', () => {
     'TypeError: Money is not a constructor',
     "error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
   ])('%s', (text) => expect(isInterfaceMismatch(text)).toBe(true));
-  it('is false for a plain assertion', () => expect(isInterfaceMismatch('AssertionError: 3 != 4')).toBe(false));
+  it('is false for a plain assertion', () =>
+    expect(isInterfaceMismatch('AssertionError: 3 != 4')).toBe(false));
 });
 
 describe('references / defines', () => {

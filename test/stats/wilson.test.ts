@@ -20,16 +20,20 @@ describe('wilson', () => {
     expect(wilson(0, 7).low).toBe(0);
     expect(wilson(7, 7).high).toBe(1);
   });
-  it('n = 0 is the whole range (no information)', () => expect(wilson(0, 0)).toEqual({ low: 0, high: 1 }));
+  it('n = 0 is the whole range (no information)', () =>
+    expect(wilson(0, 0)).toEqual({ low: 0, high: 1 }));
   it('rejects impossible counts', () => expect(() => wilson(6, 5)).toThrow(RangeError));
 });
 
 describe('overlap rule', () => {
-  it('touching intervals overlap', () => expect(overlaps({ low: 0, high: 0.5 }, { low: 0.5, high: 1 })).toBe(true));
+  it('touching intervals overlap', () =>
+    expect(overlaps({ low: 0, high: 0.5 }, { low: 0.5, high: 1 })).toBe(true));
   it('5/5 vs 0/5 is a real difference', () => {
     expect(verdict(wilson(5, 5), wilson(0, 5))).toBe('regression');
     expect(verdict(wilson(0, 5), wilson(5, 5))).toBe('improvement');
   });
-  it('3/5 vs 2/5 is noise', () => expect(verdict(wilson(3, 5), wilson(2, 5))).toBe('not distinguishable from noise'));
-  it('1/1 vs 0/1 is noise: one run proves little', () => expect(verdict(wilson(1, 1), wilson(0, 1))).toBe('not distinguishable from noise'));
+  it('3/5 vs 2/5 is noise', () =>
+    expect(verdict(wilson(3, 5), wilson(2, 5))).toBe('not distinguishable from noise'));
+  it('1/1 vs 0/1 is noise: one run proves little', () =>
+    expect(verdict(wilson(1, 1), wilson(0, 1))).toBe('not distinguishable from noise'));
 });

@@ -6,10 +6,32 @@ import { tempDir } from '../helpers/cli.js';
 
 function trial(key: string, over: Partial<TrialRecord> = {}): TrialRecord {
   return {
-    run_id: 'r1', trial_key: key, task_id: 't', agent: 'nop', provider: 'none', model: 'none', mode: 'hinted', attempt: 1,
-    status: 'scored', score: 0, label: 'zero_signal', confidence_level: '1', tests_passed: 0, tests_failed: 2, tests_total: 2,
-    files_changed: [], flags: ['x'], exit_kind: 'success', timed_out: false, error: null, details: { a: 1 },
-    started_at: '2026-01-01T00:00:00Z', finished_at: '2026-01-01T00:00:01Z', duration_ms: 1000, artifacts_dir: null, ...over,
+    run_id: 'r1',
+    trial_key: key,
+    task_id: 't',
+    agent: 'nop',
+    provider: 'none',
+    model: 'none',
+    mode: 'hinted',
+    attempt: 1,
+    status: 'scored',
+    score: 0,
+    label: 'zero_signal',
+    confidence_level: '1',
+    tests_passed: 0,
+    tests_failed: 2,
+    tests_total: 2,
+    files_changed: [],
+    flags: ['x'],
+    exit_kind: 'success',
+    timed_out: false,
+    error: null,
+    details: { a: 1 },
+    started_at: '2026-01-01T00:00:00Z',
+    finished_at: '2026-01-01T00:00:01Z',
+    duration_ms: 1000,
+    artifacts_dir: null,
+    ...over,
   };
 }
 
@@ -17,7 +39,14 @@ describe('Store', () => {
   it('uses WAL, migrates, round-trips trials and never stores one twice', () => {
     const path = join(tempDir(), 'r.sqlite');
     const s = Store.open(path);
-    s.createRun({ id: 'r1', created_at: '2026-01-01T00:00:00Z', finished_at: null, status: 'running', config: { agent: 'nop' }, plan_size: 2 });
+    s.createRun({
+      id: 'r1',
+      created_at: '2026-01-01T00:00:00Z',
+      finished_at: null,
+      status: 'running',
+      config: { agent: 'nop' },
+      plan_size: 2,
+    });
     expect(s.insertTrial(trial('k1'))).toBe(true);
     expect(s.insertTrial(trial('k1', { score: 1 }))).toBe(false);
     s.close();

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { loadTaskFile, parseTask } from '../../src/task/load.js';
-import { generatedSchemas } from '../../src/task/json-schema.js';
-import { UserError } from '../../src/util/errors.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generatedSchemas } from '../../src/task/json-schema.js';
+import { loadTaskFile, parseTask } from '../../src/task/load.js';
+import { UserError } from '../../src/util/errors.js';
 
 const minimal = {
   schema_version: 1,
@@ -24,7 +23,14 @@ const minimal = {
   ground_truth_patch: 'diff --git a/src/w.js b/src/w.js\n',
   test_patch: '',
   test_command: 'node --test',
-  test_suites: [{ name: 'js', language: 'javascript', command: 'node --test --test-reporter=tap', format: 'node-tap' }],
+  test_suites: [
+    {
+      name: 'js',
+      language: 'javascript',
+      command: 'node --test --test-reporter=tap',
+      format: 'node-tap',
+    },
+  ],
   fail_to_pass: ['js::w > works'],
   contributor: 'someone',
   merged_at: '2026-02-01T00:00:00Z',
@@ -45,20 +51,28 @@ describe('task schema v1', () => {
 
   it('names the file, the field and what was expected', () => {
     const bad = { ...minimal, base_commit: 'abc', complexity_tier: 7 };
-    expect(() => parseTask(bad, '/d/t.json')).toThrow(/\/d\/t.json: field "base_commit": a full 40-character/);
+    expect(() => parseTask(bad, '/d/t.json')).toThrow(
+      /\/d\/t.json: field "base_commit": a full 40-character/,
+    );
     expect(() => parseTask(bad, '/d/t.json')).toThrow(/field "complexity_tier"/);
   });
 
   it('rejects unknown fields by name', () => {
-    expect(() => parseTask({ ...minimal, golden: 'x' }, 't.json')).toThrow(/unknown field\(s\) "golden"/);
+    expect(() => parseTask({ ...minimal, golden: 'x' }, 't.json')).toThrow(
+      /unknown field\(s\) "golden"/,
+    );
   });
 
   it('rejects test ids without a known suite prefix', () => {
-    expect(() => parseTask({ ...minimal, fail_to_pass: ['py::x'] }, 't.json')).toThrow(/field "fail_to_pass.0": test id must start with a suite name/);
+    expect(() => parseTask({ ...minimal, fail_to_pass: ['py::x'] }, 't.json')).toThrow(
+      /field "fail_to_pass.0": test id must start with a suite name/,
+    );
   });
 
   it('a retired task needs a reason', () => {
-    expect(() => parseTask({ ...minimal, status: { state: 'retired' } }, 't.json')).toThrow(/field "status.reason"/);
+    expect(() => parseTask({ ...minimal, status: { state: 'retired' } }, 't.json')).toThrow(
+      /field "status.reason"/,
+    );
   });
 
   it('invalid JSON is a UserError naming the file', () => {
