@@ -8,6 +8,7 @@ import type { Io } from './progress.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerSchemas } from './schemas.js';
+import { registerWorker } from './worker.js';
 
 export async function main(
   argv: string[],
@@ -27,6 +28,7 @@ export async function main(
   });
   registerReport(program, io);
   registerSchemas(program, io);
+  registerWorker(program, io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;

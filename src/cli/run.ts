@@ -1,8 +1,9 @@
 // `nanobench run`: plan, execute and store trials; print the results.
 import type { Command } from 'commander';
+import { isRedacted } from '../queue/connection.js';
 import { markdownSummary } from '../report/markdown.js';
 import { runView } from '../report/trial-view.js';
-import { type RunConfig, resolveRunConfig } from '../run/config.js';
+import { parseQueueUrl, type RunConfig, resolveRunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
 import { runSession } from '../run/session.js';
 import { type RunRecord, Store } from '../store/store.js';
@@ -38,6 +39,8 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     )
     .option('--node <path>', 'Node >= 22.19 binary to run Nanocoder with')
     .option('--scripts <dir>', 'scripted model definitions, for --provider scripted')
+    .option('--shard <i/n>', 'run only slice I of N of the plan (combine with "nanobench merge")')
+    .option('--queue <url>', 'enqueue trials on Redis for "nanobench worker"s (redis://HOST:PORT)')
     .option('--json', 'print one JSON document with every trial on stdout')
     .action(async (datasets: string[], o) => {
       const store = Store.open(o.db);
@@ -59,7 +62,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
                 ? `${o.db}: no run "${o.resume}"`
                 : `${o.db}: no unfinished run to resume`,
             );
-          config = resumeRun.config as unknown as RunConfig;
+          config = resumeConfig(resumeRun, o.queue);
         } else {
           config = resolveRunConfig(datasets, { ...o, model: o.model });
         }
@@ -72,6 +75,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
             onPlan: (run, pending) => progress.plan(pending, run.plan_size, run.id),
             onStart: (s) => progress.start(s),
             onProgress: (e) => progress.progress(e),
+            log: (line) => io.stderr.write(`nanobench: ${line}\n`),
           },
           resumeRun,
         );
@@ -89,4 +93,16 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
         store.close();
       }
     });
+}
+
+/** A resumed run keeps its stored configuration; --queue may name (or re-name) the queue. */
+function resumeConfig(run: RunRecord, queue: string | undefined): RunConfig {
+  const config = run.config as unknown as RunConfig;
+  if (queue !== undefined) return { ...config, queue: parseQueueUrl(queue) };
+  if (config.queue && isRedacted(config.queue))
+    throw new UserError(
+      'QUEUE_PASSWORD',
+      `run ${run.id} used a queue with a password, which is not stored; pass --queue URL again`,
+    );
+  return config;
 }

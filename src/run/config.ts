@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Mode } from '../agent/types.js';
 import { UserError } from '../util/errors.js';
 import type { ModelRef } from './plan.js';
+import { parseShard, type Shard } from './shard.js';
 
 export interface RunConfig {
   datasets: string[];
@@ -23,6 +24,10 @@ export interface RunConfig {
   node?: string;
   /** Directory of scripted-model scripts, for --provider scripted. */
   scripts?: string;
+  /** Run only this deterministic slice of the plan (src/run/shard.ts). */
+  shard?: Shard;
+  /** Redis URL: enqueue the trials for `nanobench worker`s instead of running them here. */
+  queue?: string;
 }
 
 export interface RunOptionsInput {
@@ -38,6 +43,8 @@ export interface RunOptionsInput {
   nanocoder?: string;
   node?: string;
   scripts?: string;
+  shard?: string;
+  queue?: string;
 }
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -110,5 +117,16 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     nanocoder: o.nanocoder ? resolve(o.nanocoder) : undefined,
     node: o.node ? resolve(o.node) : undefined,
     scripts: o.scripts ? resolve(o.scripts) : undefined,
+    shard: o.shard !== undefined ? parseShard(o.shard) : undefined,
+    queue: o.queue !== undefined ? parseQueueUrl(o.queue) : undefined,
   };
+}
+
+export function parseQueueUrl(url: string): string {
+  if (!/^rediss?:\/\/[^/\s]+/.test(url))
+    throw new UserError(
+      'BAD_OPTION',
+      `--queue must be a Redis URL such as redis://127.0.0.1:6379, got "${url}"`,
+    );
+  return url;
 }

@@ -1,4 +1,6 @@
-// Scheduling: run the plan's pending trials K at a time, storing each as it finishes.
+// Scheduling: run the plan's pending trials, storing each as it finishes. Who runs a trial is an
+// executor: the local pool (K at a time in this process, the default) or a queue of remote
+// workers (src/queue/). Either way the store is written here, one transaction per trial.
 // Interrupt (SIGINT/SIGTERM) stops new trials, aborts the ones in flight (they are not stored,
 // so --resume runs them again) and marks the run interrupted.
 import type { Store, TrialRecord } from '../store/store.js';
@@ -11,11 +13,46 @@ export interface ProgressEvent {
   trial: TrialRecord;
 }
 
+export interface ExecutorHooks {
+  /** Aborted on interrupt: start nothing new and return soon. */
+  signal: AbortSignal;
+  onStart?: (spec: TrialSpec) => void;
+  /** A finished trial, ready to store (its artifacts already in place). */
+  onResult: (rec: TrialRecord) => void;
+}
+
+/** Runs trials somewhere. Trials cut short by the signal must not be reported. */
+export interface TrialExecutor {
+  execute(pending: TrialSpec[], hooks: ExecutorHooks): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export function localExecutor(env: Omit<TrialEnv, 'signal'>, concurrency: number): TrialExecutor {
+  return {
+    async execute(pending, { signal, onStart, onResult }) {
+      let next = 0;
+      const worker = async () => {
+        while (!signal.aborted && next < pending.length) {
+          const spec = pending[next++];
+          onStart?.(spec);
+          const rec = await runTrial(spec, { ...env, signal });
+          if (signal.aborted) return; // unfinished: --resume will run it
+          onResult(rec);
+        }
+      };
+      const k = Math.max(1, Math.min(concurrency, pending.length));
+      await Promise.all(Array.from({ length: k }, worker));
+    },
+  };
+}
+
 export interface ExecuteOptions {
   store: Store;
   plan: TrialSpec[];
   env: Omit<TrialEnv, 'signal'>;
   concurrency: number;
+  /** Default: the local pool with `concurrency` slots. */
+  executor?: TrialExecutor;
   onProgress?: (e: ProgressEvent) => void;
   onStart?: (spec: TrialSpec) => void;
 }
@@ -28,6 +65,7 @@ export interface ExecuteResult {
 
 export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> {
   const { store, env } = opts;
+  const executor = opts.executor ?? localExecutor(env, opts.concurrency);
   const stored = store.trialKeys(env.runId);
   const pending = opts.plan.filter((t) => !stored.has(t.key));
   const total = opts.plan.length;
@@ -36,25 +74,20 @@ export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> 
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  let next = 0;
   let ran = 0;
-  const worker = async () => {
-    while (!controller.signal.aborted && next < pending.length) {
-      const spec = pending[next++];
-      opts.onStart?.(spec);
-      const rec = await runTrial(spec, { ...env, signal: controller.signal });
-      if (controller.signal.aborted) return; // unfinished: --resume will run it
-      store.insertTrial(rec);
-      ran++;
-      done++;
-      opts.onProgress?.({ done, total, trial: rec });
-    }
-  };
   try {
     store.setRunStatus(env.runId, 'running');
-    await Promise.all(
-      Array.from({ length: Math.max(1, Math.min(opts.concurrency, pending.length)) }, worker),
-    );
+    await executor.execute(pending, {
+      signal: controller.signal,
+      onStart: opts.onStart,
+      onResult: (rec) => {
+        // false: already stored (a queue can deliver a result twice); count it once.
+        if (!store.insertTrial(rec)) return;
+        ran++;
+        done++;
+        opts.onProgress?.({ done, total, trial: rec });
+      },
+    });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

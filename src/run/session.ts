@@ -4,13 +4,16 @@ import { randomBytes } from 'node:crypto';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { startEndpoints } from '../provider/endpoints.js';
+import { redactUrl } from '../queue/connection.js';
+import { taskMetaSnapshot } from '../report/task-meta.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import { UserError } from '../util/errors.js';
 import type { RunConfig } from './config.js';
 import type { RunPaths } from './paths.js';
 import { planTrials, type TrialSpec } from './plan.js';
-import { executePlan, type ProgressEvent } from './runner.js';
+import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
+import { shardPlan, taskDigests } from './shard.js';
 
 export interface SessionHooks {
   onPlan?: (run: RunRecord, pending: number) => void;
@@ -18,6 +21,8 @@ export interface SessionHooks {
   onProgress?: (e: ProgressEvent) => void;
   /** Use this agent instead of building one from the config (tests). */
   agent?: Agent;
+  /** Diagnostics (e.g. queue trouble), for stderr. */
+  log?: (line: string) => void;
 }
 
 export interface SessionResult {
@@ -55,33 +60,52 @@ export async function runSession(
   const tasks = loadTasks(config);
   const agent = hooks.agent ?? (await createAgent(config));
   const agentInfo = (await agent.describe?.()) ?? {};
-  const plan = planTrials(tasks, agent.name, config.models, config.modes, config.runs);
-  if (plan.length === 0)
+  const fullPlan = planTrials(tasks, agent.name, config.models, config.modes, config.runs);
+  if (fullPlan.length === 0)
     throw new UserError('EMPTY_PLAN', 'nothing to run: every selected task is retired');
+  // A shard may be empty (more shards than trials): it is still recorded, so merge sees it.
+  const plan = config.shard ? shardPlan(fullPlan, config.shard) : fullPlan;
   // Everything that can fail on bad input happens before the run is recorded.
   const endpoints = await startEndpoints(
     config,
     config.models.some((m) => m.provider !== 'none'),
   );
+  let executor: TrialExecutor | undefined;
   try {
-    let run = resumeRun;
-    if (!run) {
-      const record: RunRecord = {
-        id: newRunId(),
-        created_at: new Date().toISOString(),
-        finished_at: null,
-        status: 'running',
-        config: { ...config, agent_info: agentInfo },
-        plan_size: plan.length,
-      };
-      store.createRun(record);
-      run = record;
+    const run: RunRecord = resumeRun ?? {
+      id: newRunId(),
+      created_at: new Date().toISOString(),
+      finished_at: null,
+      status: 'running',
+      config: {
+        ...config,
+        ...(config.queue && { queue: redactUrl(config.queue) }),
+        agent_info: agentInfo,
+        task_digests: taskDigests(tasks),
+        // Reports read task metadata from here, not from a dataset that may have moved.
+        task_meta: taskMetaSnapshot([...new Set(fullPlan.map((s) => s.task))], config.runs),
+      },
+      plan_size: plan.length,
+    };
+    if (config.queue) {
+      // Loaded only here: a local run never needs bullmq or Redis. Connecting is part of
+      // checking the input, so it happens before the run is recorded.
+      const { createQueueExecutor } = await import('../queue/coordinator.js');
+      executor = await createQueueExecutor({
+        url: config.queue,
+        runId: run.id,
+        config: run.config as unknown as RunConfig,
+        paths,
+        log: hooks.log,
+      });
     }
+    if (!resumeRun) store.createRun(run);
     hooks.onPlan?.(run, plan.length - store.trialKeys(run.id).size);
     const result = await executePlan({
       store,
       plan,
       concurrency: config.concurrency,
+      executor,
       env: {
         runId: run.id,
         paths,
@@ -99,6 +123,7 @@ export async function runSession(
       interrupted: result.interrupted,
     };
   } finally {
+    await executor?.close?.();
     await endpoints.close();
   }
 }

@@ -1,0 +1,61 @@
+// `nanobench worker`: take trials from a queue (see `run --queue`) until stopped.
+// SIGINT/SIGTERM: finish the trials in flight, take no more. A second signal: abort them (they
+// go back to the queue for another worker).
+import type { Command } from 'commander';
+import { parseQueueUrl } from '../run/config.js';
+import { UserError } from '../util/errors.js';
+import type { Io } from './progress.js';
+
+function positive(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UserError('BAD_OPTION', `${flag} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+export function registerWorker(program: Command, io: Io): void {
+  program
+    .command('worker')
+    .description('run trials from a queue filled by "nanobench run --queue" (until stopped)')
+    .requiredOption('--queue <url>', 'Redis URL, e.g. redis://10.0.0.5:6379')
+    .option('--concurrency <k>', 'trials run at once', '1')
+    .option('--work-dir <dir>', 'caches and trial directories', '.nanobench/worker')
+    .option('--mirror <dir>', 'local mirror of task repositories (overrides the run config)')
+    .option(
+      '--lock-ms <ms>',
+      "a dead worker's trial is retried elsewhere after this long (keep it above any blocking step)",
+      '30000',
+    )
+    .action(async (o) => {
+      const url = parseQueueUrl(o.queue);
+      const concurrency = positive(o.concurrency, '--concurrency');
+      const lockMs = positive(o.lockMs, '--lock-ms');
+      // bullmq is loaded only by the commands that use a queue.
+      const { startWorker } = await import('../queue/worker.js');
+      const log = (line: string) => io.stderr.write(`nanobench worker: ${line}\n`);
+      const worker = await startWorker({
+        url,
+        concurrency,
+        workDir: o.workDir,
+        mirror: o.mirror,
+        lockMs,
+        log,
+      });
+      await new Promise<void>((resolve) => {
+        let closing: Promise<void> | undefined;
+        const onSignal = () => {
+          const force = closing !== undefined;
+          log(force ? 'stopping now' : 'finishing the trials in flight (signal again to abort)');
+          closing = worker.close(force);
+          closing.then(() => {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+            resolve();
+          });
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+      });
+      log('stopped');
+    });
+}

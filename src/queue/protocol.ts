@@ -1,0 +1,85 @@
+// What travels through the queue. A job carries everything a worker needs to run one trial
+// exactly as a local run would: the run's resolved configuration (agent, models, paths of the
+// dataset, scripts and Nanocoder build, which workers are assumed to have at the same paths), the
+// task itself and the trial's coordinates. The result carries the trial record and its artifact
+// files. Nothing here imports bullmq, so the local path never loads it.
+import { createHash } from 'node:crypto';
+import type { Mode } from '../agent/types.js';
+import type { RunConfig } from '../run/config.js';
+import type { TrialSpec } from '../run/plan.js';
+import type { TrialRecord } from '../store/store.js';
+import type { LoadedTask } from '../task/load.js';
+
+/** One queue for every run: any worker can take any run's trials. */
+export const QUEUE_NAME = 'nanobench-trials';
+export const PROTOCOL_VERSION = 1;
+
+export interface TrialJobData {
+  protocol: number;
+  runId: string;
+  config: RunConfig;
+  task: LoadedTask;
+  spec: {
+    key: string;
+    agent: string;
+    provider: string;
+    model: string;
+    mode: Mode;
+    attempt: number;
+  };
+}
+
+export interface TrialJobResult {
+  record: TrialRecord;
+  /** Artifact file name -> base64 content (capped; see ARTIFACT_LIMITS). */
+  artifacts: Record<string, string>;
+}
+
+/** Same run + same trial -> same job id, so enqueueing twice (a resumed coordinator) is a no-op. */
+export function jobId(runId: string, trialKey: string): string {
+  // BullMQ rejects purely numeric custom ids; the prefix also makes them easy to spot in Redis.
+  return `t-${createHash('sha256').update(`${runId}\0${trialKey}`).digest('hex').slice(0, 40)}`;
+}
+
+export function jobData(runId: string, config: RunConfig, spec: TrialSpec): TrialJobData {
+  const { task, ...coords } = spec;
+  // The queue URL (possibly with a password) stays with the coordinator.
+  const { queue: _queue, ...shipped } = config;
+  return { protocol: PROTOCOL_VERSION, runId, config: shipped, task, spec: coords };
+}
+
+export function specOf(data: TrialJobData): TrialSpec {
+  return { ...data.spec, task: data.task };
+}
+
+/** The record stored when a job failed for good (the worker itself broke, not the agent). */
+export function failedRecord(runId: string, spec: TrialSpec, reason: string): TrialRecord {
+  const now = new Date().toISOString();
+  return {
+    run_id: runId,
+    trial_key: spec.key,
+    task_id: spec.task.task.task_id,
+    agent: spec.agent,
+    provider: spec.provider,
+    model: spec.model,
+    mode: spec.mode,
+    attempt: spec.attempt,
+    status: 'error',
+    score: null,
+    label: null,
+    confidence_level: null,
+    tests_passed: 0,
+    tests_failed: 0,
+    tests_total: 0,
+    files_changed: [],
+    flags: [],
+    exit_kind: null,
+    timed_out: false,
+    error: `worker: ${reason}`,
+    details: {},
+    started_at: now,
+    finished_at: now,
+    duration_ms: 0,
+    artifacts_dir: null,
+  };
+}

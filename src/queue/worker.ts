@@ -1,0 +1,139 @@
+// The worker side of a distributed run: take trial jobs from the queue and run each exactly as a
+// local run would (same runTrial, same agent factory, same endpoints), then return the record and
+// its artifacts. Assumes this machine has the dataset, its mirror and the Nanocoder build at the
+// paths in the run's configuration (--mirror overrides the mirror).
+//
+// A worker that dies mid-trial stops renewing its job lock; after lockMs another worker's stalled
+// check puts the job back in the queue, so someone else runs it. The lock is renewed from the
+// event loop every lockMs/2, so lockMs must exceed the longest synchronous step of a trial.
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type Job, Worker } from 'bullmq';
+import { createAgent } from '../agent/index.js';
+import type { Agent } from '../agent/types.js';
+import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
+import type { RunConfig } from '../run/config.js';
+import { RunPaths } from '../run/paths.js';
+import { runTrial } from '../run/trial.js';
+import type { TrialRecord } from '../store/store.js';
+import { UserError } from '../util/errors.js';
+import { packArtifacts } from './artifacts.js';
+import { CONNECT_TIMEOUT_MS, connectionFor, redactUrl, withTimeout } from './connection.js';
+import {
+  PROTOCOL_VERSION,
+  QUEUE_NAME,
+  specOf,
+  type TrialJobData,
+  type TrialJobResult,
+} from './protocol.js';
+
+export interface WorkerOptions {
+  url: string;
+  concurrency: number;
+  /** Root for this worker's caches and per-trial directories. */
+  workDir: string;
+  mirror?: string;
+  /** Job lock: a dead worker's trial goes back to the queue this long after it stopped. */
+  lockMs: number;
+  log: (line: string) => void;
+  onDone?: (rec: TrialRecord) => void;
+}
+
+export interface WorkerHandle {
+  /** Stop taking jobs; `force` also aborts the trials in flight (they go back to the queue). */
+  close(force?: boolean): Promise<void>;
+  readonly name: string;
+}
+
+interface RunContext {
+  agent: Agent;
+  endpoints: Endpoints;
+}
+
+export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
+  const name = `${hostname()}:${process.pid}`;
+  // Caches are shared by workers on one machine (safe: built atomically); trial directories are
+  // per process, so a retried trial never lands on the leftovers of a dead worker.
+  const workDir = resolve(o.workDir);
+  const own = join(workDir, `worker-${process.pid}`);
+  const paths = new RunPaths(join(own, 'trials.sqlite'), join(workDir, 'cache'));
+  const contexts = new Map<string, Promise<RunContext>>();
+  const abort = new AbortController();
+
+  // One agent and one set of model endpoints per run configuration, built on first use.
+  const contextFor = (config: RunConfig): Promise<RunContext> => {
+    const key = createHash('sha256').update(JSON.stringify(config)).digest('hex');
+    let ctx = contexts.get(key);
+    if (!ctx) {
+      ctx = (async () => {
+        const agent = await createAgent(config);
+        const llm = config.models.some((m) => m.provider !== 'none');
+        return { agent, endpoints: await startEndpoints(config, llm) };
+      })();
+      ctx.catch(() => contexts.delete(key)); // a broken build may be fixed; try again next job
+      contexts.set(key, ctx);
+    }
+    return ctx;
+  };
+
+  const processor = async (job: Job<TrialJobData, TrialJobResult>): Promise<TrialJobResult> => {
+    const data = job.data;
+    if (data.protocol !== PROTOCOL_VERSION)
+      throw new Error(`job protocol ${data.protocol}, this worker speaks ${PROTOCOL_VERSION}`);
+    const spec = specOf(data);
+    o.log(`start ${spec.key} (run ${data.runId})`);
+    const { agent, endpoints } = await contextFor(data.config);
+    const rec = await runTrial(spec, {
+      runId: data.runId,
+      paths,
+      agent,
+      mirrorDir: o.mirror ? resolve(o.mirror) : data.config.mirror,
+      keepWorkspaces: false,
+      endpointFor: endpoints.endpointFor,
+      signal: abort.signal,
+    });
+    const artifacts = packArtifacts(rec.artifacts_dir);
+    if (rec.artifacts_dir) rmSync(rec.artifacts_dir, { recursive: true, force: true });
+    // Interrupted here is not a result: fail the attempt so the trial is run again.
+    if (abort.signal.aborted) throw new Error(`worker ${name} stopped during the trial`);
+    o.log(`done ${spec.key}: ${rec.status === 'error' ? `ERROR ${rec.error}` : rec.label}`);
+    o.onDone?.(rec);
+    return { record: rec, artifacts };
+  };
+
+  const worker = new Worker<TrialJobData, TrialJobResult>(QUEUE_NAME, processor, {
+    connection: connectionFor(o.url),
+    concurrency: o.concurrency,
+    lockDuration: o.lockMs,
+    stalledInterval: o.lockMs,
+    // A trial whose worker died twice still gets a third chance before it is failed.
+    maxStalledCount: 2,
+  });
+  let lastError = '';
+  worker.on('error', (e) => {
+    lastError = e.message;
+    o.log(`queue error: ${e.message}`);
+  });
+  try {
+    await withTimeout(worker.waitUntilReady(), CONNECT_TIMEOUT_MS, 'connect');
+  } catch (e) {
+    await withTimeout(worker.close(true), 2_000, 'close').catch(() => {});
+    throw new UserError(
+      'QUEUE_UNREACHABLE',
+      `--queue ${redactUrl(o.url)}: cannot reach Redis (${lastError || (e as Error).message})`,
+    );
+  }
+  o.log(`worker ${name} ready: concurrency ${o.concurrency}, lock ${o.lockMs} ms`);
+
+  return {
+    name,
+    async close(force = false) {
+      if (force) abort.abort();
+      await worker.close(force);
+      for (const ctx of contexts.values()) await (await ctx.catch(() => null))?.endpoints.close();
+      rmSync(own, { recursive: true, force: true });
+    },
+  };
+}
