@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
 import { registerDemo } from './demo.js';
+import { registerMerge } from './merge.js';
 import type { Io } from './progress.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
@@ -29,6 +30,7 @@ export async function main(
   registerReport(program, io);
   registerSchemas(program, io);
   registerWorker(program, io);
+  registerMerge(program, io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;

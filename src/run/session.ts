@@ -82,6 +82,7 @@ export async function runSession(
         ...(config.queue && { queue: redactUrl(config.queue) }),
         agent_info: agentInfo,
         task_digests: taskDigests(tasks),
+        ...(config.shard && { full_plan_size: fullPlan.length }),
         // Reports read task metadata from here, not from a dataset that may have moved.
         task_meta: taskMetaSnapshot([...new Set(fullPlan.map((s) => s.task))], config.runs),
       },

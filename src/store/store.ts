@@ -82,6 +82,11 @@ export class Store {
     this.db.close();
   }
 
+  /** Run `fn` as one transaction (nested calls become savepoints): all of it or none. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   createRun(run: RunRecord): void {
     this.db
       .prepare(
