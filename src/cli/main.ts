@@ -3,6 +3,7 @@
 // This is the only place that calls process.exit.
 import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
+import { registerCi } from './ci.js';
 import { registerDemo } from './demo.js';
 import { registerMerge } from './merge.js';
 import type { Io } from './progress.js';
@@ -31,6 +32,7 @@ export async function main(
   registerSchemas(program, io);
   registerWorker(program, io);
   registerMerge(program, io);
+  registerCi(program, io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;

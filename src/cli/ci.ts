@@ -1,0 +1,62 @@
+// `nanobench ci comment`: the pull-request comment for a run (and its base), printed or posted.
+// The GitHub token is read from an environment variable, never from the command line.
+import type { Command } from 'commander';
+import { COMMENT_MARKER, type CommentSide, commentBody } from '../ci/comment.js';
+import { upsertComment } from '../ci/github.js';
+import { Store } from '../store/store.js';
+import { UserError } from '../util/errors.js';
+import type { Io } from './progress.js';
+import { DEFAULT_DB } from './run.js';
+
+/** "RUNID", "latest", or "DB:RUNID" (the last colon splits: paths may contain colons). */
+function loadSide(ref: string, defaultDb: string): CommentSide {
+  const i = ref.lastIndexOf(':');
+  const [db, id] = i > 0 ? [ref.slice(0, i), ref.slice(i + 1)] : [defaultDb, ref];
+  const store = Store.open(db);
+  try {
+    const run = id === 'latest' ? store.latestRun() : store.getRun(id);
+    if (!run) throw new UserError('NO_RUN', `${db}: no run "${id}"`);
+    return { run, trials: store.trials(run.id) };
+  } finally {
+    store.close();
+  }
+}
+
+export function registerCi(program: Command, io: Io): void {
+  const ci = program.command('ci').description('continuous-integration helpers');
+  ci.command('comment')
+    .description('write the pull-request comment for a run; post or update it on GitHub')
+    .requiredOption('--run <ref>', 'the PR build\'s run: RUNID, "latest" or DB:RUNID')
+    .option('--compare <ref>', "the base build's run, for the regression verdict")
+    .option('--db <path>', 'results database for refs without DB:', DEFAULT_DB)
+    .option('--repo <owner/name>', 'repository of the pull request')
+    .option('--pr <n>', 'pull request number')
+    .option('--token-env <name>', 'environment variable holding the token', 'GITHUB_TOKEN')
+    .option('--api-url <url>', 'GitHub API base URL (default: $GITHUB_API_URL or api.github.com)')
+    .option('--dry-run', 'print the comment on stdout; post nothing')
+    .action(async (o) => {
+      const body = commentBody(
+        loadSide(o.run, o.db),
+        o.compare ? loadSide(o.compare, o.db) : undefined,
+      );
+      if (o.dryRun) {
+        io.stdout.write(body);
+        return;
+      }
+      if (!o.repo || !/^[\w.-]+\/[\w.-]+$/.test(o.repo))
+        throw new UserError('BAD_OPTION', '--repo owner/name is needed to post (or use --dry-run)');
+      const pr = Number(o.pr);
+      if (!Number.isInteger(pr) || pr < 1)
+        throw new UserError('BAD_OPTION', `--pr must be a pull request number, got "${o.pr}"`);
+      const token = process.env[o.tokenEnv];
+      if (!token)
+        throw new UserError(
+          'NO_TOKEN',
+          `$${o.tokenEnv} is empty: set it to a token allowed to comment on ${o.repo} (or use --dry-run)`,
+        );
+      const apiUrl = o.apiUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com';
+      const r = await upsertComment({ apiUrl, repo: o.repo, pr, token }, body, COMMENT_MARKER);
+      io.stderr.write(`nanobench: ${r.action} comment ${r.id} on ${o.repo}#${pr}\n`);
+      io.stdout.write(`${JSON.stringify(r)}\n`);
+    });
+}
