@@ -39,6 +39,14 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     )
     .option('--node <path>', 'Node >= 22.19 binary to run Nanocoder with')
     .option('--scripts <dir>', 'scripted model definitions, for --provider scripted')
+    .option(
+      '--providers-config <file>',
+      'providers file naming base URLs and key variables (default: ./nanobench.providers.json)',
+    )
+    .option('--record <dir>', "write each trial's cassette here (default: its artifacts dir)")
+    .option('--replay <dir>', 'serve model replies from recorded cassettes; no provider is called')
+    .option('--token-budget <n>', 'per-trial token budget; past it, a context-length error')
+    .option('--request-budget <n>', 'per-trial request budget, enforced the same way')
     .option('--shard <i/n>', 'run only slice I of N of the plan (combine with "nanobench merge")')
     .option('--queue <url>', 'enqueue trials on Redis for "nanobench worker"s (redis://HOST:PORT)')
     .option('--json', 'print one JSON document with every trial on stdout')

@@ -1,45 +1,177 @@
-// The model endpoint each LLM-agent trial talks to. Offline that is the scripted model server;
-// real providers will go through NanoBench's own proxy (not built yet).
-import { join } from 'node:path';
+// The model endpoint each LLM-agent trial talks to: always the NanoBench provider proxy (one per
+// run, src/provider/proxy.ts), in front of the scripted model server, a declared provider, or a
+// cassette being replayed. Everything that can fail on bad input fails here, before any trial.
+import { basename, join } from 'node:path';
 import type { RunConfig } from '../run/config.js';
 import type { TrialSpec } from '../run/plan.js';
-import { UserError } from '../util/errors.js';
+import { InfraError, UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
+import { type CassetteHeader, cassetteKey, indexCassettes, loadCassette } from './cassette.js';
+import { safeUrl, type Upstream } from './forward.js';
+import {
+  DEFAULT_PROVIDERS_FILE,
+  loadProvidersConfig,
+  resolveUpstream,
+  SCRIPTED,
+  takeApiKey,
+} from './providers-config.js';
+import { type ProxyTrial, startProxy, type TrialOptions, type TrialTelemetry } from './proxy.js';
 import { loadScripts, startScriptedServer } from './scripted-server.js';
+import type { Price } from './usage.js';
+
+export type { TrialTelemetry } from './proxy.js';
 
 export const DEFAULT_SCRIPTS_DIR = join(PACKAGE_ROOT, 'examples', 'scripted-models');
+export const CASSETTE_FILE = 'cassette.jsonl';
+
+/** A trial's endpoint: what the agent is given, and the proxy's account once it is done. */
+export interface TrialEndpoint {
+  baseUrl: string;
+  apiKey: string;
+  finish?(): TrialTelemetry;
+}
 
 export interface Endpoints {
-  endpointFor(spec: TrialSpec): { baseUrl: string; apiKey: string } | undefined;
+  endpointFor(spec: TrialSpec, trial?: { artifactsDir: string }): TrialEndpoint | undefined;
   close(): Promise<void>;
 }
 
 const NONE: Endpoints = { endpointFor: () => undefined, close: async () => {} };
 
-export async function startEndpoints(config: RunConfig, llmAgent: boolean): Promise<Endpoints> {
-  if (!llmAgent) return NONE;
-  const providers = [...new Set(config.models.map((m) => m.provider))];
-  const unsupported = providers.filter((p) => p !== 'scripted');
-  if (unsupported.length)
-    throw new UserError(
-      'PROVIDER_UNAVAILABLE',
-      `provider "${unsupported[0]}": only the offline scripted model server ("--provider scripted") is available in this version; real providers need the NanoBench provider proxy`,
-    );
+type UpstreamFor = (spec: TrialSpec) => { upstream: Upstream; price?: Price };
+
+async function scriptedUpstreams(config: RunConfig) {
   const dir = config.scripts ?? DEFAULT_SCRIPTS_DIR;
   const scripts = await loadScripts(dir);
   const known = scripts.map((s) => s.model);
-  const missing = config.models.filter((m) => !known.includes(m.model)).map((m) => m.model);
+  const missing = config.models
+    .filter((m) => m.provider === SCRIPTED && !known.includes(m.model))
+    .map((m) => m.model);
   if (missing.length)
     throw new UserError(
       'UNKNOWN_MODEL',
       `scripted model(s) ${missing.join(', ')} not found in ${dir} (available: ${known.join(', ')})`,
     );
   const server = await startScriptedServer(scripts);
-  return {
-    endpointFor: (spec) => ({
+  const upstreamFor: UpstreamFor = (spec) => ({
+    upstream: {
+      provider: SCRIPTED,
       baseUrl: server.baseUrlFor(spec.task.task.task_id, spec.attempt),
-      apiKey: 'scripted-no-key',
-    }),
-    close: () => server.close(),
+      acceptsTemperature: true,
+      supportsStreamUsage: true,
+      temperature: 0,
+      headers: {},
+    },
+  });
+  return { upstreamFor, close: () => server.close() };
+}
+
+/** Declared providers: config file, provider, model and key are all checked up front. */
+function declaredUpstreams(config: RunConfig, names: string[]) {
+  const file = config.providersConfig;
+  if (!file)
+    throw new UserError(
+      'UNKNOWN_PROVIDER',
+      `provider "${names[0]}" is not declared: pass --providers-config FILE (or create ./${DEFAULT_PROVIDERS_FILE}); "${SCRIPTED}" is built in`,
+    );
+  const decls = loadProvidersConfig(file);
+  const byModel = new Map<string, { upstream: Upstream; price?: Price }>();
+  for (const m of config.models.filter((x) => names.includes(x.provider))) {
+    const d = resolveUpstream(decls, file, m.provider, m.model);
+    const { apiKeyEnv: _name, price, ...rest } = d;
+    byModel.set(`${m.provider}|${m.model}`, {
+      upstream: { ...rest, apiKey: takeApiKey(d, file) },
+      price,
+    });
+  }
+  const upstreamFor: UpstreamFor = (spec) => byModel.get(`${spec.provider}|${spec.model}`)!;
+  const secrets = [...byModel.values()].map((v) => v.upstream.apiKey);
+  return { upstreamFor, secrets };
+}
+
+/** --replay: every planned trial must have a cassette. */
+function replayIndex(dir: string, plan: TrialSpec[] | undefined) {
+  const index = indexCassettes(dir);
+  const key = (s: TrialSpec) =>
+    cassetteKey({ task_id: s.task.task.task_id, mode: s.mode, attempt: s.attempt, model: s.model });
+  const missing = (plan ?? []).filter((s) => !index.has(key(s)));
+  if (missing.length)
+    throw new UserError(
+      'NO_CASSETTE',
+      `--replay ${dir}: no cassette for ${missing.length} trial(s), e.g. task ${missing[0].task.task.task_id}, mode ${missing[0].mode}, attempt ${missing[0].attempt}, model ${missing[0].model}`,
+    );
+  return (spec: TrialSpec) => {
+    const hit = index.get(key(spec));
+    if (!hit) throw new InfraError('replay', `no cassette for this trial under ${dir}`);
+    return { file: hit.file, exchanges: loadCassette(hit.file).exchanges };
   };
+}
+
+export async function startEndpoints(
+  config: RunConfig,
+  llmAgent: boolean,
+  plan?: TrialSpec[],
+): Promise<Endpoints> {
+  if (!llmAgent) return NONE;
+  const providers = [...new Set(config.models.map((m) => m.provider))];
+  const closers: (() => Promise<void>)[] = [];
+  let replayFor: ReturnType<typeof replayIndex> | undefined;
+  const upstreams = new Map<string, UpstreamFor>();
+  let secrets: (string | undefined)[] = [];
+  try {
+    if (config.replay) replayFor = replayIndex(config.replay, plan);
+    else {
+      const declared = providers.filter((p) => p !== SCRIPTED);
+      if (declared.length) {
+        const d = declaredUpstreams(config, declared);
+        for (const p of declared) upstreams.set(p, d.upstreamFor);
+        secrets = d.secrets;
+      }
+      if (providers.includes(SCRIPTED)) {
+        const s = await scriptedUpstreams(config);
+        upstreams.set(SCRIPTED, s.upstreamFor);
+        closers.push(s.close);
+      }
+    }
+    const proxy = await startProxy({ secrets: secrets.filter((k): k is string => Boolean(k)) });
+    closers.push(proxy.close);
+    const endpointFor = (spec: TrialSpec, trial?: { artifactsDir: string }): ProxyTrial => {
+      const o: TrialOptions = {
+        provider: spec.provider,
+        model: spec.model,
+        tokenBudget: config.tokenBudget,
+        requestBudget: config.requestBudget,
+      };
+      if (replayFor) o.replay = replayFor(spec);
+      else Object.assign(o, upstreams.get(spec.provider)!(spec));
+      if (trial) {
+        const file = config.record
+          ? join(config.record, `${basename(trial.artifactsDir)}.jsonl`)
+          : join(trial.artifactsDir, CASSETTE_FILE);
+        const header: CassetteHeader = {
+          type: 'nanobench-cassette',
+          version: 1,
+          task_id: spec.task.task.task_id,
+          mode: spec.mode,
+          attempt: spec.attempt,
+          provider: spec.provider,
+          model: spec.model,
+          trial_key: spec.key,
+          recorded_at: new Date().toISOString(),
+          upstream: o.upstream ? safeUrl(o.upstream.baseUrl) : 'replay',
+        };
+        o.record = { file, header };
+      }
+      return proxy.openTrial(o);
+    };
+    return {
+      endpointFor,
+      close: async () => {
+        for (const c of closers.reverse()) await c();
+      },
+    };
+  } catch (e) {
+    for (const c of closers.reverse()) await c();
+    throw e;
+  }
 }

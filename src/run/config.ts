@@ -1,7 +1,9 @@
 // Run configuration: what the user asked for, resolved into one frozen object that is stored
 // with the run (so --resume can rebuild exactly the same plan). Never holds secrets.
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Mode } from '../agent/types.js';
+import { DEFAULT_PROVIDERS_FILE } from '../provider/providers-config.js';
 import { UserError } from '../util/errors.js';
 import type { ModelRef } from './plan.js';
 import { parseShard, type Shard } from './shard.js';
@@ -28,6 +30,15 @@ export interface RunConfig {
   shard?: Shard;
   /** Redis URL: enqueue the trials for `nanobench worker`s instead of running them here. */
   queue?: string;
+  /** NanoBench providers file (names key variables, never keys). */
+  providersConfig?: string;
+  /** Write cassettes here instead of each trial's artifacts directory. */
+  record?: string;
+  /** Serve trials from the cassettes under this directory; no provider is called. */
+  replay?: string;
+  /** Per-trial budgets enforced by the provider proxy. */
+  tokenBudget?: number;
+  requestBudget?: number;
 }
 
 export interface RunOptionsInput {
@@ -45,6 +56,11 @@ export interface RunOptionsInput {
   scripts?: string;
   shard?: string;
   queue?: string;
+  providersConfig?: string;
+  record?: string;
+  replay?: string;
+  tokenBudget?: string;
+  requestBudget?: string;
 }
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -119,6 +135,30 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     scripts: o.scripts ? resolve(o.scripts) : undefined,
     shard: o.shard !== undefined ? parseShard(o.shard) : undefined,
     queue: o.queue !== undefined ? parseQueueUrl(o.queue) : undefined,
+    ...proxyOptions(agent, o),
+  };
+}
+
+/** Options of the provider proxy; they only make sense for LLM agents. */
+function proxyOptions(agent: string, o: RunOptionsInput) {
+  const flags: [keyof RunOptionsInput, string][] = [
+    ['record', '--record'],
+    ['replay', '--replay'],
+    ['tokenBudget', '--token-budget'],
+    ['requestBudget', '--request-budget'],
+  ];
+  const given = flags.find(([k]) => o[k] !== undefined);
+  if (given && !LLM_AGENTS.includes(agent))
+    throw new UserError('BAD_OPTION', `${given[1]} applies only to LLM agents (nanocoder)`);
+  const file = o.providersConfig ?? DEFAULT_PROVIDERS_FILE;
+  const providersConfig =
+    o.providersConfig !== undefined || existsSync(file) ? resolve(file) : undefined;
+  return {
+    providersConfig,
+    record: o.record !== undefined ? resolve(o.record) : undefined,
+    replay: o.replay !== undefined ? resolve(o.replay) : undefined,
+    tokenBudget: positiveInt(o.tokenBudget, '--token-budget'),
+    requestBudget: positiveInt(o.requestBudget, '--request-budget'),
   };
 }
 

@@ -69,6 +69,7 @@ export async function runSession(
   const endpoints = await startEndpoints(
     config,
     config.models.some((m) => m.provider !== 'none'),
+    plan,
   );
   let executor: TrialExecutor | undefined;
   try {

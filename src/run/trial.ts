@@ -5,6 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPrompt } from '../agent/prompt.js';
 import type { Agent, AgentResult } from '../agent/types.js';
+import type { TrialEndpoint } from '../provider/endpoints.js';
 import { score } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
 import { InfraError } from '../util/errors.js';
@@ -22,8 +23,8 @@ export interface TrialEnv {
   agent: Agent;
   mirrorDir?: string;
   keepWorkspaces: boolean;
-  /** OpenAI-compatible endpoint for LLM agents, per trial. */
-  endpointFor?: (spec: TrialSpec) => { baseUrl: string; apiKey: string } | undefined;
+  /** OpenAI-compatible endpoint for LLM agents, per trial (the NanoBench provider proxy). */
+  endpointFor?: (spec: TrialSpec, trial: { artifactsDir: string }) => TrialEndpoint | undefined;
   signal?: AbortSignal;
 }
 
@@ -101,6 +102,7 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
   let agentResult: AgentResult | undefined;
   let diff: WorkspaceDiff | undefined;
   let verification: Verification | undefined;
+  let endpoint: TrialEndpoint | undefined;
   try {
     mkdirSync(join(scratch, 'home'), { recursive: true });
     const prov = await provision(
@@ -111,6 +113,7 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     );
     base.details.env_reused = prov.envReused;
 
+    endpoint = env.endpointFor?.(spec, { artifactsDir });
     agentResult = await env.agent.run({
       task,
       mode: spec.mode,
@@ -121,7 +124,7 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
       provider: spec.provider,
       model: spec.model,
       attempt: spec.attempt,
-      endpoint: env.endpointFor?.(spec),
+      endpoint: endpoint && { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
       signal: env.signal,
     });
     base.exit_kind = agentResult.exitKind;
@@ -132,8 +135,15 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     });
     if (agentResult.meta) base.details.agent_meta = agentResult.meta;
     if (agentResult.usage) base.details.usage = agentResult.usage;
+    // The proxy's account: tokens, requests, retries, latency, errors, temperature sent, cost.
+    const telemetry = endpoint?.finish?.();
+    if (telemetry) {
+      base.details.proxy = telemetry.details;
+      base.flags.push(...telemetry.flags);
+    }
     if (env.signal?.aborted) throw new InfraError('interrupted', 'run interrupted');
     if (agentResult.infraError) throw new InfraError('agent', agentResult.infraError);
+    if (telemetry?.infraError) throw new InfraError('proxy', telemetry.infraError);
 
     diff = workspaceDiff(ws, prov.baselineTree);
     base.files_changed = diff.files;
@@ -203,6 +213,7 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     base.status = 'error';
     base.error = e instanceof InfraError ? `${e.stage}: ${e.message}` : `internal: ${e.message}`;
   } finally {
+    endpoint?.finish?.(); // stop serving this trial even when the agent threw
     try {
       saveArtifacts(artifactsDir, agentResult, diff, verification);
     } catch {

@@ -1,0 +1,167 @@
+// NanoBench's providers file: the OpenAI-compatible upstreams a run may use and what each accepts.
+// It names the environment variable that holds a key, never a key: the file is safe to commit.
+import { existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { formatIssue } from '../task/load.js';
+import { UserError } from '../util/errors.js';
+import type { Price } from './usage.js';
+
+/** Looked for in the current directory when --providers-config is not given. */
+export const DEFAULT_PROVIDERS_FILE = 'nanobench.providers.json';
+/** Built in: the offline scripted model server. */
+export const SCRIPTED = 'scripted';
+
+const PriceSchema = z
+  .object({
+    input: z.number().nonnegative().describe('USD per million input (prompt) tokens'),
+    output: z.number().nonnegative().describe('USD per million output (completion) tokens'),
+  })
+  .strict();
+
+const ModelSchema = z.union([
+  z.string().min(1),
+  z
+    .object({
+      name: z.string().min(1),
+      price_per_million: PriceSchema.optional(),
+      accepts_temperature: z.boolean().optional(),
+    })
+    .strict(),
+]);
+
+const ProviderSchema = z
+  .object({
+    // Nanocoder accepts only these characters in a provider name.
+    name: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]+$/, 'letters, digits, _ and - only')
+      .refine((n) => n !== SCRIPTED, `"${SCRIPTED}" is built in; choose another name`),
+    base_url: z
+      .string()
+      .url()
+      .refine((u) => /^https?:\/\//.test(u), 'must be an http:// or https:// URL'),
+    api_key_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the NAME of an environment variable, not a key')
+      .optional(),
+    accepts_temperature: z.boolean().default(true),
+    supports_stream_usage: z.boolean().default(true),
+    temperature: z.number().min(0).max(2).default(0),
+    price_per_million: PriceSchema.optional(),
+    headers: z
+      .record(z.string())
+      .refine(
+        (h) => !Object.keys(h).some((k) => /^(authorization|api-key|x-api-key)$/i.test(k)),
+        'must not carry credentials; name the key variable in api_key_env',
+      )
+      .optional(),
+    models: z.array(ModelSchema).min(1).optional(),
+  })
+  .strict();
+
+const FileSchema = z
+  .object({ providers: z.array(ProviderSchema).min(1) })
+  .strict()
+  .superRefine((f, ctx) => {
+    const seen = new Set<string>();
+    f.providers.forEach((p, i) => {
+      if (seen.has(p.name))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['providers', i, 'name'],
+          message: `"${p.name}" is declared twice`,
+        });
+      seen.add(p.name);
+    });
+  });
+
+export type ProviderDecl = z.infer<typeof ProviderSchema>;
+
+/** One provider resolved for one model: what the proxy needs, minus the key. */
+export interface UpstreamDecl {
+  provider: string;
+  baseUrl: string;
+  apiKeyEnv?: string;
+  acceptsTemperature: boolean;
+  supportsStreamUsage: boolean;
+  temperature: number;
+  price?: Price;
+  headers: Record<string, string>;
+}
+
+export function parseProvidersConfig(raw: unknown, file: string): ProviderDecl[] {
+  const r = FileSchema.safeParse(raw);
+  if (!r.success)
+    throw new UserError(
+      'INVALID_PROVIDERS',
+      r.error.issues.map((i) => formatIssue(file, i)).join('\n'),
+    );
+  return r.data.providers;
+}
+
+export function loadProvidersConfig(file: string): ProviderDecl[] {
+  if (!existsSync(file))
+    throw new UserError('INVALID_PROVIDERS', `${file}: providers config not found`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UserError('INVALID_PROVIDERS', `${file}: not valid JSON (${(e as Error).message})`);
+  }
+  return parseProvidersConfig(raw, file);
+}
+
+/** The declaration for (provider, model); UserError when either is not declared. */
+export function resolveUpstream(
+  providers: ProviderDecl[],
+  file: string,
+  provider: string,
+  model: string,
+): UpstreamDecl {
+  const p = providers.find((d) => d.name === provider);
+  if (!p)
+    throw new UserError(
+      'UNKNOWN_PROVIDER',
+      `provider "${provider}" is not declared in ${file} (declared: ${providers.map((d) => d.name).join(', ')}; built in: ${SCRIPTED})`,
+    );
+  const entries = p.models?.map((m) => (typeof m === 'string' ? { name: m } : m));
+  const m = entries?.find((e) => e.name === model);
+  if (entries && !m)
+    throw new UserError(
+      'UNKNOWN_MODEL',
+      `model "${model}" is not in ${file} field "providers.${providers.indexOf(p)}.models" (declared: ${entries.map((e) => e.name).join(', ')})`,
+    );
+  const fromModel = m && typeof m === 'object' ? m : undefined;
+  return {
+    provider: p.name,
+    baseUrl: p.base_url.replace(/\/+$/, ''),
+    apiKeyEnv: p.api_key_env,
+    acceptsTemperature: fromModel?.accepts_temperature ?? p.accepts_temperature,
+    supportsStreamUsage: p.supports_stream_usage,
+    temperature: p.temperature,
+    price: fromModel?.price_per_million ?? p.price_per_million,
+    headers: p.headers ?? {},
+  };
+}
+
+// Keys read once are kept here and removed from process.env, so no child process (Nanocoder,
+// install commands, test suites, command agents) can inherit them.
+const keys = new Map<string, string>();
+
+/** The key a provider names, or a UserError before any trial when it is not set. */
+export function takeApiKey(decl: UpstreamDecl, file: string): string | undefined {
+  const name = decl.apiKeyEnv;
+  if (!name) return undefined;
+  const fromEnv = process.env[name];
+  if (fromEnv) {
+    keys.set(name, fromEnv);
+    delete process.env[name];
+  }
+  const key = keys.get(name);
+  if (!key)
+    throw new UserError(
+      'MISSING_API_KEY',
+      `provider "${decl.provider}": environment variable ${name} is not set (${file}, field "api_key_env")`,
+    );
+  return key;
+}

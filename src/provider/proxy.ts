@@ -1,0 +1,326 @@
+// The NanoBench provider proxy: one HTTP server on 127.0.0.1 per run, between every LLM-agent
+// trial and its OpenAI-compatible upstream. Each trial gets its own base URL and dummy key; the
+// real key stays in this process. Per trial it pins the temperature, counts usage, retries,
+// latency and errors, enforces budgets, and records (or replays) a cassette.
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type CassetteHeader, CassetteWriter, type Exchange } from './cassette.js';
+import { forward, type Quirks, safeUrl, type Upstream } from './forward.js';
+import { errorBody, sendJson } from './scripted-replies.js';
+import { type Price, replyFacts, TrialTally } from './usage.js';
+
+export type { Quirks, Upstream } from './forward.js';
+
+export interface TrialOptions {
+  provider: string;
+  model: string;
+  /** Where requests go; absent when the trial is replayed from a cassette. */
+  upstream?: Upstream;
+  replay?: { file: string; exchanges: Exchange[] };
+  /** Cassette to record into (written through the proxy's redactor). */
+  record?: { file: string; header: CassetteHeader };
+  price?: Price;
+  tokenBudget?: number;
+  requestBudget?: number;
+}
+
+/** What a finished trial tells the store: details to keep, flags, and an infra failure if any. */
+export interface TrialTelemetry {
+  details: Record<string, unknown>;
+  flags: string[];
+  infraError?: string;
+}
+
+export interface ProxyTrial {
+  baseUrl: string;
+  apiKey: string;
+  /** Stop serving this trial and summarise it (idempotent). */
+  finish(): TrialTelemetry;
+}
+
+export interface Proxy {
+  url: string;
+  openTrial(o: TrialOptions): ProxyTrial;
+  close(): Promise<void>;
+}
+
+interface BudgetHit {
+  budget: 'tokens' | 'requests';
+  limit: number;
+  used: number;
+}
+
+const ROUTE = /^\/trial\/([0-9a-f]+)\/v1\/([a-z/]+?)\/?$/;
+
+/** Redacts every occurrence of the given secrets. */
+export function redactor(secrets: (string | undefined)[]): (s: string) => string {
+  const list = secrets.filter((s): s is string => Boolean(s && s.length >= 4));
+  return (s) => list.reduce((acc, k) => acc.split(k).join('[REDACTED]'), s);
+}
+
+/** Role and tool-call names of each message: a replayed request "diverges" when these differ. */
+function shape(body: unknown): string {
+  const msgs = (body as { messages?: unknown[] })?.messages;
+  if (!Array.isArray(msgs)) return '';
+  return msgs
+    .map((m) => {
+      const x = m as { role?: string; tool_calls?: { function?: { name?: string } }[] };
+      return `${x?.role}${(x?.tool_calls ?? []).map((t) => `:${t?.function?.name}`).join('')}`;
+    })
+    .join(',');
+}
+
+// Worded like OpenAI's context-length error, which agents (and our exit classifier) recognise.
+function contextError(hit: BudgetHit): string {
+  if (hit.budget === 'tokens')
+    return (
+      `This model's maximum context length is ${hit.limit} tokens. However, your messages ` +
+      `resulted in ${hit.used} tokens. (NanoBench token budget ${hit.limit} exceeded: ` +
+      `${hit.used} tokens used in this trial)`
+    );
+  return (
+    `This model's maximum context length is exceeded. (NanoBench request budget ${hit.limit} ` +
+    `exceeded: this would be request ${hit.used})`
+  );
+}
+
+class Trial {
+  readonly token = randomBytes(12).toString('hex');
+  readonly apiKey = `nb-trial-${this.token}`;
+  readonly tally = new TrialTally();
+  closed = false;
+  private lastHash = '';
+  private lastFailed = false;
+  budgetHit?: BudgetHit;
+  diverged = 0;
+  exhaustedAt?: number;
+  private summary?: TrialTelemetry;
+  private readonly writer?: CassetteWriter;
+
+  constructor(
+    readonly o: TrialOptions,
+    private readonly quirks: Map<string, Quirks>,
+    private readonly redact: (s: string) => string,
+  ) {
+    if (o.record) this.writer = new CassetteWriter(o.record.file, o.record.header, redact);
+    if (o.upstream && !o.upstream.acceptsTemperature)
+      this.tally.temperatureNote = 'the provider is declared with accepts_temperature: false';
+  }
+
+  private overBudget(requestNo: number): BudgetHit | undefined {
+    const { tokenBudget, requestBudget } = this.o;
+    if (this.budgetHit) return this.budgetHit;
+    if (requestBudget !== undefined && requestNo > requestBudget)
+      return { budget: 'requests', limit: requestBudget, used: requestNo };
+    if (tokenBudget !== undefined && this.tally.budgetTokens > tokenBudget)
+      return { budget: 'tokens', limit: tokenBudget, used: this.tally.budgetTokens };
+    return undefined;
+  }
+
+  async chat(
+    req: IncomingMessage,
+    res: ServerResponse,
+    raw: string,
+    body: Record<string, unknown>,
+  ) {
+    const t0 = performance.now();
+    const index = this.tally.requests++;
+    const hash = createHash('sha256').update(raw).digest('hex');
+    // Nanocoder retries silently: the same request again right after an error reply.
+    if (hash === this.lastHash && this.lastFailed) this.tally.retries++;
+    this.lastHash = hash;
+    const hit = this.overBudget(index + 1);
+    let ex: Exchange;
+    if (hit) {
+      this.budgetHit ??= hit;
+      const err = errorBody(contextError(hit), 'invalid_request_error', 'context_length_exceeded');
+      sendJson(res, 400, err);
+      const headers = { 'content-type': 'application/json' };
+      const response = { status: 400, headers, body: JSON.stringify(err) };
+      ex = { type: 'exchange', index, source: 'budget', request: body, response, total_ms: 0 };
+    } else if (this.o.replay) {
+      ex = this.replay(index, body, res);
+    } else {
+      const quirkKey = `${this.o.provider}|${String(body.model)}`;
+      if (!this.quirks.has(quirkKey)) this.quirks.set(quirkKey, {});
+      const quirks = this.quirks.get(quirkKey)!;
+      const agentHeaders: Record<string, string> = {};
+      for (const h of ['user-agent', 'accept'])
+        if (typeof req.headers[h] === 'string') agentHeaders[h] = req.headers[h] as string;
+      const r = await forward({
+        upstream: this.o.upstream!,
+        quirks,
+        body,
+        agentHeaders,
+        res,
+        redact: this.redact,
+        t0,
+      });
+      this.tally.upstreamRequests += r.sent.upstream_attempts;
+      if (r.sent.temperature === null && this.o.upstream!.acceptsTemperature)
+        this.tally.temperatureNote = `the upstream rejected the temperature: ${quirks.temperatureRejected ?? ''}`;
+      ex = {
+        type: 'exchange',
+        index,
+        source: 'upstream',
+        request: body,
+        sent: r.sent,
+        response: r.response,
+        ...(r.ttfbMs !== undefined && { ttfb_ms: Math.round(r.ttfbMs * 100) / 100 }),
+        total_ms: 0,
+      };
+    }
+    const total = performance.now() - t0;
+    ex.total_ms = Math.round(total * 100) / 100;
+    this.account(ex, raw.length, total);
+    if (!this.closed) this.writer?.append(ex);
+  }
+
+  private replay(index: number, body: unknown, res: ServerResponse): Exchange {
+    const rec = this.o.replay!.exchanges[index];
+    if (!rec) {
+      this.exhaustedAt ??= index;
+      const msg = `NanoBench replay: the cassette holds ${index} responses; the agent made request ${index + 1}`;
+      sendJson(res, 400, errorBody(msg, 'invalid_request_error', 'replay_exhausted'));
+      const response = { status: 400, body: msg };
+      return { type: 'exchange', index, source: 'replay', request: body, response, total_ms: 0 };
+    }
+    if (shape(rec.request) !== shape(body)) this.diverged++;
+    if (rec.response.status === 0) res.destroy();
+    else {
+      res.writeHead(rec.response.status, rec.response.headers ?? {});
+      res.end(rec.response.body ?? '');
+    }
+    const { ttfb_ms: _recorded, ...served } = rec;
+    return { ...served, source: 'replay', request: body, total_ms: 0 };
+  }
+
+  private account(ex: Exchange, requestChars: number, totalMs: number): void {
+    const t = this.tally;
+    const { status, body, headers, error } = ex.response;
+    const facts = replyFacts(body ?? '', /event-stream/i.test(headers?.['content-type'] ?? ''));
+    if (facts.usage) ex.usage = facts.usage;
+    if (ex.sent && status > 0) t.temperatures.add(ex.sent.temperature);
+    const failed = status === 0 || status >= 400 || Boolean(error) || Boolean(facts.error);
+    this.lastFailed = failed;
+    if (status === 0) t.addError('no_response');
+    else if (status >= 400) t.addError(String(status));
+    else if (facts.error) t.addError('stream_error');
+    else if (error) t.addError('interrupted');
+    if (status >= 200 && status < 300 && !facts.error) t.addUsage(facts, requestChars);
+    const ms = Math.round(totalMs * 100) / 100;
+    // Proxy-made replies (budget, replay) are written at once: first byte = whole reply.
+    const ttfb = ex.source === 'upstream' ? ex.ttfb_ms : ms;
+    if (ttfb !== undefined) t.ttfb.push(ttfb);
+    t.total.push(ms);
+  }
+
+  finish(): TrialTelemetry {
+    this.closed = true;
+    if (this.summary) return this.summary;
+    const o = this.o;
+    const s = this.tally.summary(o.replay ? undefined : o.price);
+    const nonDeterministic = this.tally.temperatures.has(null);
+    const details: Record<string, unknown> = {
+      provider: o.provider,
+      model: o.model,
+      upstream: o.upstream ? safeUrl(o.upstream.baseUrl) : 'replay',
+      ...s,
+      non_deterministic: nonDeterministic,
+      budget: { tokens: o.tokenBudget ?? null, requests: o.requestBudget ?? null },
+      ...(this.budgetHit && { budget_exceeded: this.budgetHit }),
+      ...(o.record && { cassette: o.record.file }),
+    };
+    if (o.replay)
+      details.replay = {
+        cassette: o.replay.file,
+        recorded_requests: o.replay.exchanges.length,
+        diverged_requests: this.diverged,
+        exhausted: this.exhaustedAt !== undefined,
+      };
+    const flags = [
+      ...(nonDeterministic ? ['non_deterministic'] : []),
+      ...(this.budgetHit ? ['budget_exceeded'] : []),
+    ];
+    const infraError =
+      this.exhaustedAt !== undefined
+        ? `replay: ${o.replay!.file} holds ${this.exhaustedAt} responses; the agent asked for more`
+        : undefined;
+    this.summary = { details, flags, ...(infraError && { infraError }) };
+    return this.summary;
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startProxy(opts: { secrets?: string[] } = {}): Promise<Proxy> {
+  const trials = new Map<string, Trial>();
+  const quirks = new Map<string, Quirks>();
+  const redactSecrets = redactor(opts.secrets ?? []);
+  const fail = (res: ServerResponse, status: number, message: string, code: string) =>
+    sendJson(res, status, errorBody(`NanoBench proxy: ${message}`, 'invalid_request_error', code));
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const path = (req.url ?? '/').split('?')[0];
+    const m = ROUTE.exec(path);
+    const trial = m ? trials.get(m[1]) : undefined;
+    if (!m || !trial || trial.closed)
+      return fail(res, 404, `no trial route ${req.method} ${path}`, 'not_found');
+    if (req.headers.authorization !== `Bearer ${trial.apiKey}`)
+      return fail(res, 401, 'wrong key for this trial', 'invalid_api_key');
+    if (m[2] === 'models' && req.method === 'GET')
+      return sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: trial.o.model, object: 'model', owned_by: trial.o.provider }],
+      });
+    if (m[2] !== 'chat/completions')
+      return fail(res, 404, `only /chat/completions is proxied, not /${m[2]}`, 'not_found');
+    if (req.method !== 'POST') return fail(res, 405, 'use POST', 'method_not_allowed');
+    const raw = await readBody(req);
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return fail(res, 400, 'request body is not JSON', 'invalid_json');
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return fail(res, 400, 'request body is not a JSON object', 'invalid_json');
+    await trial.chat(req, res, raw, body as Record<string, unknown>);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e) => {
+      if (!res.headersSent)
+        fail(res, 500, `internal error: ${redactSecrets(String(e))}`, 'proxy_error');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    openTrial(o) {
+      const t = new Trial(o, quirks, redactor([...(opts.secrets ?? []), o.upstream?.apiKey]));
+      trials.set(t.token, t);
+      return {
+        baseUrl: `${url}/trial/${t.token}/v1`,
+        apiKey: t.apiKey,
+        finish: () => t.finish(),
+      };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
