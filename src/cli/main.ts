@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The nanobench CLI entry point. Commands are thin: parse, resolve config, call the library.
 // This is the only place that calls process.exit.
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
 import { registerCi } from './ci.js';
@@ -46,8 +48,15 @@ export async function main(
   }
 }
 
-const isEntry =
-  process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').slice(-2).join('/'));
+// Compare real paths: through npm's bin symlink (npx, npm i -g) argv[1] is the link, not main.js.
+function isEntryPoint(): boolean {
+  try {
+    return realpathSync(process.argv[1] ?? '') === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+const isEntry = isEntryPoint();
 if (isEntry) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
