@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
 import { registerCi } from './ci.js';
+import { registerCompare } from './compare.js';
 import { registerDemo } from './demo.js';
 import { registerMerge } from './merge.js';
 import type { Io } from './progress.js';
@@ -31,6 +32,9 @@ export async function main(
     exitCode = c;
   });
   registerReport(program, io);
+  registerCompare(program, io, (c) => {
+    exitCode = c;
+  });
   registerSchemas(program, io);
   registerWorker(program, io);
   registerMerge(program, io);

@@ -1,21 +1,42 @@
-// `nanobench report`: summarise a stored run.
+// `nanobench report`: the report of a stored run as markdown (default), HTML or JSON.
+import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { markdownSummary } from '../report/markdown.js';
+import { defaultReportInputs } from '../report/inputs.js';
+import { renderMarkdown } from '../report/markdown.js';
+import { buildReport } from '../report/model.js';
 import { runView } from '../report/trial-view.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
+const FORMATS = ['md', 'html', 'json'] as const;
+
 export function registerReport(program: Command, io: Io): void {
   program
     .command('report')
-    .description('print a summary of a stored run (default: the latest)')
+    .description(
+      'report on a stored run (default: the latest): models, taxonomy, breakdowns, matrix',
+    )
     .argument('[runId]', 'run id')
     .option('--db <path>', 'results database', DEFAULT_DB)
-    .option('--json', 'JSON instead of markdown')
-    .action((runId: string | undefined, o) => {
+    .option(
+      '--format <format>',
+      'md (fits a PR comment) | html (one self-contained file) | json',
+      'md',
+    )
+    .option('--json', 'same as --format json')
+    .option('--out <file>', 'write the report to FILE instead of stdout')
+    .option(
+      '--cutoffs <file>',
+      'per-model knowledge cutoffs (default: examples/model-cutoffs.json)',
+    )
+    .action(async (runId: string | undefined, o) => {
+      const format = o.json ? 'json' : o.format;
+      if (!FORMATS.includes(format))
+        throw new UserError('BAD_OPTION', `--format must be md, html or json, got "${format}"`);
       const store = Store.open(o.db);
+      let text: string;
       try {
         const run = runId ? store.getRun(runId) : store.latestRun();
         if (!run)
@@ -24,13 +45,21 @@ export function registerReport(program: Command, io: Io): void {
             runId ? `${o.db}: no run "${runId}"` : `${o.db}: no runs stored yet`,
           );
         const trials = store.trials(run.id);
-        io.stdout.write(
-          o.json
-            ? `${JSON.stringify(runView(run, trials), null, 2)}\n`
-            : markdownSummary(run, trials),
-        );
+        const report = buildReport(run, trials, defaultReportInputs(run, o.cutoffs));
+        if (format === 'md') text = renderMarkdown(report);
+        else if (format === 'json')
+          text = `${JSON.stringify({ ...runView(run, trials), report }, null, 2)}\n`;
+        else {
+          // echarts is loaded only for HTML.
+          const { renderHtml } = await import('../report/html.js');
+          text = renderHtml(report);
+        }
       } finally {
         store.close();
       }
+      if (o.out) {
+        writeFileSync(o.out, text);
+        io.stderr.write(`nanobench: wrote ${o.out}\n`);
+      } else io.stdout.write(text);
     });
 }

@@ -1,50 +1,233 @@
-// Markdown summary of one stored run: per model and mode, per task, and the failure labels.
-// Infra errors are shown beside the scores, never inside them.
+// Markdown report of one stored run, sized for a pull-request comment (GitHub allows 65,536
+// characters): every section is bounded, and the provider matrix, which grows with tasks x models,
+// goes last and is cut to the space left, with a note saying how many rows were left out.
 import type { RunRecord, TrialRecord } from '../store/store.js';
-import { matrixMarkdown, providerMatrix } from './matrix.js';
+import {
+  ciText,
+  DIMENSION_TITLES,
+  modelName,
+  NON_DET_MARK,
+  PRE_CUTOFF_MARK,
+  passedText,
+  pct,
+  plural,
+  ppInterval,
+  ppText,
+  score2,
+  UNDERSAMPLED_MARK,
+} from './format.js';
+import { defaultReportInputs } from './inputs.js';
+import type { MatrixCell } from './matrix.js';
+import { buildReport, type Report } from './model.js';
 
-const fmt = (n: number | null) => (n === null ? '—' : n.toFixed(2));
+/** Below GitHub's 65,536-character comment limit, with room for a caller's header. */
+export const MARKDOWN_BUDGET = 60_000;
+const MAX_BREAKDOWN_ROWS = 25;
+const MAX_ERROR_LINES = 10;
 
-function mean(ts: TrialRecord[]): number | null {
-  const s = ts.filter((t) => t.status === 'scored');
-  return s.length ? s.reduce((a, t) => a + (t.score ?? 0), 0) / s.length : null;
+/** Escape what would break a table cell. */
+export const mdCell = (s: string) =>
+  s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+
+function table(header: string[], rows: string[][], max = Number.POSITIVE_INFINITY): string[] {
+  const out = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  for (const r of rows.slice(0, max)) out.push(`| ${r.join(' | ')} |`);
+  if (rows.length > max)
+    out.push('', `_${rows.length - max} more rows not shown (see --format json or html)._`);
+  return out;
 }
 
-function groupBy<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
-  const m = new Map<string, T[]>();
-  for (const x of xs) m.set(key(x), [...(m.get(key(x)) ?? []), x]);
-  return m;
+function marks(c: { non_deterministic: boolean }, extra: string[] = []): string {
+  const m = [...(c.non_deterministic ? [NON_DET_MARK] : []), ...extra];
+  return m.length ? ` · ${m.join(', ')}` : '';
 }
 
-export function markdownSummary(run: RunRecord, trials: TrialRecord[]): string {
-  const lines: string[] = [];
-  const cfg = run.config as { agent?: string; datasets?: string[] };
-  lines.push(`# NanoBench run ${run.id}`, '');
-  lines.push(
-    `Agent: \`${cfg.agent ?? '?'}\` · status: ${run.status} · trials: ${trials.length}/${run.plan_size}`,
+function header(r: Report): string[] {
+  const info = r.run.agent_info;
+  const nanocoder = info.nanocoder_version
+    ? ` · Nanocoder ${info.nanocoder_version}${info.nanocoder_commit ? ` (${String(info.nanocoder_commit).slice(0, 12)})` : ''}`
+    : '';
+  const lines = [
+    `# NanoBench run ${r.run.id}`,
     '',
-  );
-  lines.push(
-    '| provider | model | mode | mean score | passed | scored | infra errors |',
-    '|---|---|---|---|---|---|---|',
-  );
-  for (const [key, ts] of groupBy(trials, (t) => `${t.provider}|${t.model}|${t.mode}`)) {
-    const [provider, model, mode] = key.split('|');
-    const scored = ts.filter((t) => t.status === 'scored');
-    const passed = scored.filter((t) => t.label === 'pass').length;
-    lines.push(
-      `| ${provider} | ${model} | ${mode} | ${fmt(mean(ts))} | ${passed}/${scored.length} | ${scored.length} | ${ts.length - scored.length} |`,
+    `Agent \`${r.run.agent}\`${nanocoder} · status: ${r.run.status} · trials: ${r.run.trials}/${r.run.plan_size} · scored: ${r.overall.scored} · infra errors: ${r.overall.errors} (shown beside the rates, never inside)`,
+    '',
+    `Sampling: ${r.sampling.summary}.${r.sampling.undersampled_cells ? ` ${plural(r.sampling.undersampled_cells, 'tier 3-4 cell')} ha${r.sampling.undersampled_cells === 1 ? 's' : 've'} fewer than 5 scored runs (undersampled: too few for a regression claim).` : ''} Pass rates are k/n over scored trials with a 95% Wilson interval; two results differ only if their intervals do not overlap.`,
+  ];
+  if (r.task_meta.note) lines.push('', `> Note: ${r.task_meta.note}.`);
+  return lines;
+}
+
+function modelsSection(r: Report): string[] {
+  const rows = r.models.map((m) => [
+    mdCell(modelName(m.provider, m.model, r.run.agent)) + marks(m.rate),
+    m.mode,
+    passedText(m.rate),
+    ciText(m.rate.ci95),
+    score2(m.rate.mean_score),
+    String(m.rate.errors),
+  ]);
+  return [
+    '## Models',
+    '',
+    ...table(['model', 'mode', 'passed', '95% CI', 'mean score', 'infra errors'], rows),
+  ];
+}
+
+function navigationSection(r: Report): string[] {
+  if (!r.navigation_delta.length) return [];
+  const rows = r.navigation_delta.map((d) => [
+    mdCell(modelName(d.provider, d.model, r.run.agent)),
+    String(d.tasks),
+    `${passedText(d.hinted)} ${ciText(d.hinted.ci95)}`,
+    `${passedText(d.navigation)} ${ciText(d.navigation.ci95)}`,
+    `${ppText(d.delta.estimate)} ${ppInterval(d.delta)}`,
+    d.mean_delta === null ? '—' : `${d.mean_delta >= 0 ? '+' : ''}${d.mean_delta.toFixed(2)}`,
+    d.distinguishable ? '**distinguishable**' : 'not distinguishable from noise',
+  ]);
+  return [
+    '## Navigation delta (hinted − navigation)',
+    '',
+    ...table(
+      ['model', 'tasks', 'hinted', 'navigation', 'Δ pass rate [95% CI]', 'Δ mean score', 'finding'],
+      rows,
+    ),
+  ];
+}
+
+function taxonomySection(r: Report): string[] {
+  const t = r.taxonomy;
+  const rows = t.labels.map((l) => [l.label, l.level, String(l.count), pct(l.share)]);
+  if (t.errors) rows.push(['_infra error_ (not a label)', '—', String(t.errors), '—']);
+  return [
+    '## Failure taxonomy',
+    '',
+    ...table(['label', 'confidence level', 'trials', `share of ${t.scored} scored`], rows),
+  ];
+}
+
+function breakdownSections(r: Report): string[] {
+  const out: string[] = [];
+  const single: string[] = [];
+  for (const b of r.breakdowns) {
+    if (b.dimension === 'model') continue; // the Models table
+    const title = DIMENSION_TITLES[b.dimension];
+    const values = new Set(b.rows.map((x) => x.value));
+    if (values.size < 2) {
+      // One value: the table would repeat the Models table.
+      if (b.dimension !== 'provider') single.push(`${title}: ${mdCell([...values].join(''))}`);
+      continue;
+    }
+    const rows = b.rows.map((x) => [
+      mdCell(x.value),
+      x.mode,
+      passedText(x.rate),
+      ciText(x.rate.ci95),
+      score2(x.rate.mean_score),
+      String(x.rate.errors),
+    ]);
+    out.push(
+      `### By ${title}`,
+      '',
+      ...table(
+        [b.dimension.replace('_', ' '), 'mode', 'passed', '95% CI', 'mean', 'errors'],
+        rows,
+        MAX_BREAKDOWN_ROWS,
+      ),
+      '',
     );
   }
-  lines.push('', '## Provider matrix', '', matrixMarkdown(providerMatrix(trials)));
-  const labelled = groupBy(trials, (t) => t.label ?? 'infra_error');
-  lines.push('', '## Failure labels', '', '| label | confidence level | trials |', '|---|---|---|');
-  for (const [label, ts] of [...labelled].sort((a, b) => b[1].length - a[1].length))
-    lines.push(`| ${label} | ${ts[0].confidence_level ?? '—'} | ${ts.length} |`);
-  const errors = trials.filter((t) => t.status === 'error');
-  if (errors.length) {
-    lines.push('', '## Infra errors (excluded from every score)', '');
-    for (const t of errors) lines.push(`- ${t.task_id} ${t.mode} #${t.attempt}: ${t.error}`);
+  if (!out.length && !single.length) return [];
+  const notes = ['A polyglot task counts under each of its languages.'];
+  if (single.length) notes.push(`Same for every trial: ${single.join('; ')}.`);
+  return ['## Breakdowns', '', notes.join(' '), '', ...out.slice(0, -1)];
+}
+
+function contaminationSection(r: Report): string[] {
+  const c = r.contamination;
+  if (!c.models.length) return [];
+  const known = c.models.filter((m) => m.cutoff);
+  const unknown = c.models.filter((m) => !m.cutoff);
+  const lines = ['## Contamination', ''];
+  for (const m of known)
+    lines.push(
+      `- ${mdCell(`${m.provider}/${m.model}`)} (cutoff ${m.cutoff}): ${m.pre_cutoff_cells} of ${plural(m.cells, 'cell')} on tasks merged before the cutoff${m.pre_cutoff_cells ? ' (marked in the matrix)' : ''}`,
+    );
+  if (unknown.length)
+    lines.push(
+      `- no knowledge cutoff listed for ${unknown.map((m) => mdCell(`${m.provider}/${m.model}`)).join(', ')}: not checked`,
+    );
+  lines.push('', `Cutoffs from \`${c.cutoffs_file ?? '(none)'}\` (--cutoffs FILE).`);
+  return lines;
+}
+
+function errorsSection(r: Report): string[] {
+  if (!r.errors.count) return [];
+  const lines = ['## Infra errors (excluded from every rate)', ''];
+  for (const e of r.errors.by_message.slice(0, MAX_ERROR_LINES))
+    lines.push(
+      `- ${e.count}× \`${e.message.replace(/`/g, "'").replace(/\s+/g, ' ')}\` (e.g. ${e.example})`,
+    );
+  const more = r.errors.by_message.length - MAX_ERROR_LINES;
+  if (more > 0) lines.push(`- … ${plural(more, 'other message')}`);
+  return lines;
+}
+
+function matrixRow(c: MatrixCell, agent: string): string {
+  const labels = Object.entries(c.labels)
+    .map(([l, n]) => (c.scored > 1 ? `${l} ×${n}` : l))
+    .join(', ');
+  const notes = [
+    ...(c.contamination === 'pre_cutoff' ? [PRE_CUTOFF_MARK] : []),
+    ...(c.undersampled ? [UNDERSAMPLED_MARK] : []),
+  ];
+  const errors = c.errors ? ` (+${plural(c.errors, 'infra error')})` : '';
+  const p1 = c.pass_at_1 === null ? '—' : c.pass_at_1 ? 'pass' : 'fail';
+  return `| ${mdCell(modelName(c.provider, c.model, agent))} | ${mdCell(c.task_id)} | ${c.mode} | ${p1} | ${score2(c.mean_score)} | ${c.passed}/${c.scored}${errors} | ${ciText(c.ci95)} | ${mdCell(labels) || '—'}${marks(c, notes)} |`;
+}
+
+/** The matrix table within `budget` characters; rows past it are counted in a note. */
+export function matrixMarkdown(
+  cells: MatrixCell[],
+  agent = '?',
+  budget = Number.POSITIVE_INFINITY,
+): string {
+  const lines = [
+    '| model | task | mode | pass@1 | mean score | passed | 95% CI | failure modes |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  let size = lines.join('\n').length + 200; // room for the note
+  let shown = 0;
+  for (const c of cells) {
+    const row = matrixRow(c, agent);
+    if (size + row.length + 1 > budget) break;
+    lines.push(row);
+    size += row.length + 1;
+    shown++;
   }
+  if (shown < cells.length)
+    lines.push(
+      '',
+      `_${cells.length - shown} of ${cells.length} matrix rows not shown to fit a PR comment; the full matrix is in \`nanobench report --format html\` or \`--format json\`._`,
+    );
   return `${lines.join('\n')}\n`;
+}
+
+export function renderMarkdown(r: Report, budget = MARKDOWN_BUDGET): string {
+  const sections = [
+    header(r),
+    modelsSection(r),
+    navigationSection(r),
+    taxonomySection(r),
+    breakdownSections(r),
+    contaminationSection(r),
+    errorsSection(r),
+  ].filter((s) => s.length);
+  const head = `${sections.map((s) => s.join('\n')).join('\n\n')}\n\n## Provider matrix\n\n`;
+  return head + matrixMarkdown(r.matrix, r.run.agent, budget - head.length);
+}
+
+/** Markdown for a stored run, reading task metadata and cutoffs the default way. */
+export function markdownSummary(run: RunRecord, trials: TrialRecord[]): string {
+  return renderMarkdown(buildReport(run, trials, defaultReportInputs(run)));
 }

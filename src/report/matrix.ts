@@ -1,8 +1,10 @@
 // The provider matrix (whitepaper §8): provider -> model -> task -> score -> failure mode.
 // One cell per (provider, model, task, mode) with pass@1, mean over N runs, the raw count and
 // a 95% Wilson interval on the pass rate. Infra errors sit beside the rates, never inside.
-import { wilson } from '../stats/wilson.js';
-import type { TrialRecord } from '../store/store.js';
+import { type Cutoffs, cutoffFor, mergedBeforeCutoff } from '../config/cutoffs.js';
+import { getOrInit, joinKey, type Rate, Tally, type TrialOutcome } from '../stats/aggregate.js';
+import { undersampled } from '../stats/sampling.js';
+import type { TaskMetaMap } from './task-meta.js';
 
 export interface MatrixCell {
   provider: string;
@@ -16,61 +18,74 @@ export interface MatrixCell {
   scored: number;
   errors: number;
   mean_score: number | null;
-  ci95: { low: number; high: number };
+  ci95: Rate['ci95'];
   /** Label -> count, most frequent first. */
   labels: Record<string, number>;
   non_deterministic: boolean;
+  tier: number | null;
+  /** Tier 3-4 with fewer than five scored runs: too few to back a regression claim. */
+  undersampled: boolean;
+  /**
+   * pre_cutoff: the task was merged before the model's knowledge cutoff (possibly seen in
+   * training); unknown: no cutoff listed for the model, or no task metadata.
+   */
+  contamination: 'pre_cutoff' | 'post_cutoff' | 'unknown';
 }
 
-type CellKey = Pick<TrialRecord, 'provider' | 'model' | 'task_id' | 'mode'>;
-const key = (t: CellKey) => [t.provider, t.model, t.task_id, t.mode].join('\u0000');
-
-export function cellOf(ts: TrialRecord[]): MatrixCell {
-  const scored = ts.filter((t) => t.status === 'scored');
-  const passed = scored.filter((t) => t.label === 'pass').length;
-  const first = ts.find((t) => t.attempt === 1);
-  const counts = new Map<string, number>();
-  for (const t of scored) counts.set(t.label!, (counts.get(t.label!) ?? 0) + 1);
-  return {
-    provider: ts[0].provider,
-    model: ts[0].model,
-    task_id: ts[0].task_id,
-    mode: ts[0].mode,
-    runs: ts.length,
-    pass_at_1: first && first.status === 'scored' ? first.label === 'pass' : null,
-    passed,
-    scored: scored.length,
-    errors: ts.length - scored.length,
-    mean_score: scored.length
-      ? scored.reduce((a, t) => a + (t.score ?? 0), 0) / scored.length
-      : null,
-    ci95: wilson(passed, scored.length),
-    labels: Object.fromEntries([...counts].sort((a, b) => b[1] - a[1])),
-    non_deterministic: ts.some((t) => t.flags.includes('non_deterministic')),
-  };
+export interface MatrixOptions {
+  tasks?: TaskMetaMap;
+  cutoffs?: Cutoffs | null;
 }
 
-export function providerMatrix(trials: TrialRecord[]): MatrixCell[] {
-  const groups = new Map<string, TrialRecord[]>();
-  for (const t of trials) groups.set(key(t), [...(groups.get(key(t)) ?? []), t]);
-  return [...groups.values()].map(cellOf).sort((a, b) => key(a).localeCompare(key(b)));
+const cellKey = (t: Pick<TrialOutcome, 'provider' | 'model' | 'task_id' | 'mode'>) =>
+  joinKey(t.provider, t.model, t.task_id, t.mode);
+
+function contamination(
+  c: Pick<MatrixCell, 'provider' | 'model' | 'task_id'>,
+  o: MatrixOptions,
+): MatrixCell['contamination'] {
+  const merged = o.tasks?.[c.task_id]?.merged_at;
+  const entry = o.cutoffs ? cutoffFor(o.cutoffs, c.provider, c.model) : undefined;
+  if (!merged || !entry) return 'unknown';
+  return mergedBeforeCutoff(merged, entry.cutoff) ? 'pre_cutoff' : 'post_cutoff';
 }
 
-const pct = (x: number) => `${Math.round(x * 100)}%`;
-
-export function matrixMarkdown(cells: MatrixCell[]): string {
-  const lines = [
-    '| provider | model | task | mode | pass@1 | mean score | passed | 95% CI (pass rate) | failure modes |',
-    '|---|---|---|---|---|---|---|---|---|',
-  ];
-  for (const c of cells) {
-    const labels = Object.entries(c.labels)
-      .map(([l, n]) => (c.scored > 1 ? `${l} ×${n}` : l))
-      .join(', ');
-    const errors = c.errors ? ` (+${c.errors} infra error${c.errors > 1 ? 's' : ''})` : '';
-    lines.push(
-      `| ${c.provider} | ${c.model} | ${c.task_id} | ${c.mode} | ${c.pass_at_1 === null ? '—' : c.pass_at_1 ? 'pass' : 'fail'} | ${c.mean_score === null ? '—' : c.mean_score.toFixed(2)} | ${c.passed}/${c.scored}${errors} | ${pct(c.ci95.low)}–${pct(c.ci95.high)} | ${labels || '—'}${c.non_deterministic ? ' ⚠ non-deterministic' : ''} |`,
-    );
+export function providerMatrix(
+  trials: Iterable<TrialOutcome>,
+  o: MatrixOptions = {},
+): MatrixCell[] {
+  type Group = { first: TrialOutcome; tally: Tally; a1?: TrialOutcome };
+  const groups = new Map<string, Group>();
+  for (const t of trials) {
+    const k = cellKey(t);
+    const g = getOrInit(groups, k, (): Group => ({ first: t, tally: new Tally() }));
+    g.tally.add(t);
+    if (t.attempt === 1) g.a1 = t;
   }
-  return `${lines.join('\n')}\n`;
+  const cells = [...groups.values()].map(({ first, tally, a1 }): MatrixCell => {
+    const r = tally.rate();
+    const tier = o.tasks?.[first.task_id]?.tier ?? null;
+    const cell = {
+      provider: first.provider,
+      model: first.model,
+      task_id: first.task_id,
+      mode: first.mode,
+      runs: r.trials,
+      pass_at_1: a1 && a1.status === 'scored' ? a1.label === 'pass' : null,
+      passed: r.passed,
+      scored: r.scored,
+      errors: r.errors,
+      mean_score: r.mean_score,
+      ci95: r.ci95,
+      labels: tally.labelCounts(),
+      non_deterministic: r.non_deterministic,
+      tier,
+      undersampled: undersampled(tier ?? undefined, r.scored),
+    };
+    return { ...cell, contamination: contamination(cell, o) };
+  });
+  return cells.sort((a, b) => compareKeys(cellKey(a), cellKey(b)));
 }
+
+/** Plain code-unit order: deterministic and much faster than localeCompare on big matrices. */
+export const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -36,6 +36,31 @@ export function overlaps(a: Interval, b: Interval): boolean {
   return a.low <= b.high && b.low <= a.high;
 }
 
+/**
+ * 95% interval on the difference of two proportions k1/n1 - k2/n2: Newcombe's hybrid score
+ * interval (Newcombe 1998, method 10), built from the two Wilson intervals. Used to show the size
+ * of a difference (the navigation delta), not to call one: the overlap rule is stricter, since
+ * non-overlapping Wilson intervals always give a difference interval that excludes 0.
+ */
+export function differenceInterval(
+  k1: number,
+  n1: number,
+  k2: number,
+  n2: number,
+): Interval & { estimate: number | null } {
+  if (n1 === 0 || n2 === 0) return { estimate: null, low: -1, high: 1 };
+  const p1 = k1 / n1;
+  const p2 = k2 / n2;
+  const a = wilson(k1, n1);
+  const b = wilson(k2, n2);
+  const d = p1 - p2;
+  return {
+    estimate: d,
+    low: Math.max(-1, d - Math.hypot(p1 - a.low, b.high - p2)),
+    high: Math.min(1, d + Math.hypot(a.high - p1, p2 - b.low)),
+  };
+}
+
 export type Verdict = 'improvement' | 'regression' | 'not distinguishable from noise';
 
 export function verdict(base: Interval, candidate: Interval): Verdict {

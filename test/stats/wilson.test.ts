@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { overlaps, verdict, wilson } from '../../src/stats/wilson.js';
+import { differenceInterval, overlaps, verdict, wilson } from '../../src/stats/wilson.js';
 
 describe('wilson', () => {
   // Reference values: R binom::binom.wilson / statsmodels proportion_confint(method="wilson").
@@ -36,4 +36,28 @@ describe('overlap rule', () => {
     expect(verdict(wilson(3, 5), wilson(2, 5))).toBe('not distinguishable from noise'));
   it('1/1 vs 0/1 is noise: one run proves little', () =>
     expect(verdict(wilson(1, 1), wilson(0, 1))).toBe('not distinguishable from noise'));
+});
+
+describe('differenceInterval (Newcombe 1998, method 10)', () => {
+  // Newcombe's worked examples (Statistics in Medicine 17:873-890, table II).
+  it.each([
+    [56, 70, 48, 80, 0.0524, 0.3339],
+    [9, 10, 3, 10, 0.1705, 0.809],
+  ])('%i/%i - %i/%i -> [%f, %f]', (k1, n1, k2, n2, low, high) => {
+    const d = differenceInterval(k1, n1, k2, n2);
+    expect(d.estimate).toBeCloseTo(k1 / n1 - k2 / n2, 10);
+    expect(d.low).toBeCloseTo(low, 3);
+    expect(d.high).toBeCloseTo(high, 3);
+  });
+  it('no data on a side: the whole range', () =>
+    expect(differenceInterval(0, 0, 3, 5)).toEqual({ estimate: null, low: -1, high: 1 }));
+  it('whenever the Wilson intervals separate, the difference interval excludes 0', () => {
+    for (let n = 1; n <= 8; n++)
+      for (let a = 0; a <= n; a++)
+        for (let b = 0; b <= n; b++) {
+          if (overlaps(wilson(a, n), wilson(b, n))) continue;
+          const d = differenceInterval(a, n, b, n);
+          expect(d.low > 0 || d.high < 0, `${a}/${n} vs ${b}/${n}`).toBe(true);
+        }
+  });
 });

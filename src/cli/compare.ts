@@ -1,0 +1,72 @@
+// `nanobench compare BASE CANDIDATE`: did the candidate run get better or worse than the base,
+// per provider/model/mode and overall, beyond noise? Each side is a run id in --db, or DB:RUNID.
+import type { Command } from 'commander';
+import { compareMarkdown } from '../report/compare-markdown.js';
+import { resolveTaskMeta } from '../report/task-meta.js';
+import { compareRuns, type RunSide } from '../stats/compare.js';
+import { Store } from '../store/store.js';
+import { UserError } from '../util/errors.js';
+import type { Io } from './progress.js';
+import { DEFAULT_DB } from './run.js';
+
+const EXIT_CODES = `
+Exit codes:
+  0  compared (with --fail-on-regression: no verdict is "regression")
+  1  --fail-on-regression and at least one verdict (a model/mode or overall) is "regression";
+     a difference inside the noise never fails
+  2  usage error (unknown run or database, bad option)
+
+BASE and CANDIDATE are run ids in --db, "latest", or DB:RUNID to take a run from another
+database (e.g. main.sqlite:latest pr.sqlite:latest).`;
+
+/** "RUNID" or "DB:RUNID" (the last colon splits, so a path may contain colons). */
+export function parseRunRef(ref: string, defaultDb: string): { db: string; id: string } {
+  const i = ref.lastIndexOf(':');
+  const r = i > 0 ? { db: ref.slice(0, i), id: ref.slice(i + 1) } : { db: defaultDb, id: ref };
+  if (!r.id) throw new UserError('BAD_OPTION', `"${ref}": expected RUNID or DB:RUNID`);
+  return r;
+}
+
+function loadSide(ref: string, defaultDb: string): RunSide {
+  const { db, id } = parseRunRef(ref, defaultDb);
+  const store = Store.open(db);
+  try {
+    const run = id === 'latest' ? store.latestRun() : store.getRun(id);
+    if (!run)
+      throw new UserError(
+        'NO_RUN',
+        id === 'latest' ? `${db}: no runs stored yet` : `${db}: no run "${id}"`,
+      );
+    const meta = resolveTaskMeta(run.config);
+    return {
+      id: run.id,
+      config: run.config,
+      trials: store.trials(run.id),
+      tiers: Object.fromEntries(Object.entries(meta.tasks).map(([t, m]) => [t, m.tier])),
+    };
+  } finally {
+    store.close();
+  }
+}
+
+export function registerCompare(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('compare')
+    .description('compare two runs: improvement / regression / not distinguishable from noise')
+    .argument('<base>', 'the reference run: RUNID, latest, or DB:RUNID')
+    .argument('<candidate>', 'the run under test: RUNID, latest, or DB:RUNID')
+    .option('--db <path>', 'results database for run ids without DB:', DEFAULT_DB)
+    .option('--fail-on-regression', 'exit 1 when any verdict is "regression" (for CI)')
+    .option('--format <format>', 'md | json', 'md')
+    .option('--json', 'same as --format json')
+    .addHelpText('after', EXIT_CODES)
+    .action((baseRef: string, candRef: string, o) => {
+      const format = o.json ? 'json' : o.format;
+      if (format !== 'md' && format !== 'json')
+        throw new UserError('BAD_OPTION', `--format must be md or json, got "${format}"`);
+      const c = compareRuns(loadSide(baseRef, o.db), loadSide(candRef, o.db));
+      io.stdout.write(format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : compareMarkdown(c));
+      for (const w of c.warnings) io.stderr.write(`nanobench: warning: ${w}\n`);
+      if (o.failOnRegression && c.regressions > 0) setExit(1);
+    });
+}

@@ -1,0 +1,41 @@
+// Number and name formatting shared by the markdown and HTML renderers, so both print the same.
+import type { Rate } from '../stats/aggregate.js';
+import type { Interval } from '../stats/wilson.js';
+
+export const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** "21–100%" */
+export const ciText = (ci: Interval) => `${Math.round(ci.low * 100)}–${pct(ci.high)}`;
+
+export const score2 = (x: number | null) => (x === null ? '—' : x.toFixed(2));
+
+/** "3/5 (60%)"; "0/0" when nothing was scored. */
+export const passedText = (r: Pick<Rate, 'passed' | 'scored'>) =>
+  r.scored ? `${r.passed}/${r.scored} (${pct(r.passed / r.scored)})` : '0/0';
+
+/** Signed percentage points: "+40 pp". */
+export const ppText = (x: number | null) =>
+  x === null ? '—' : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(Math.round(x * 100))} pp`;
+
+export const ppInterval = (i: Interval) =>
+  `[${ppText(i.low).replace(' pp', '')}, ${ppText(i.high).replace(' pp', '')}] pp`;
+
+/** Control agents run without a model (provider "none"): name them by the agent instead. */
+export const modelName = (provider: string, model: string, agent: string) =>
+  provider === 'none' ? `(${agent})` : `${provider}/${model}`;
+
+export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export const NON_DET_MARK = '⚠ non-deterministic';
+export const PRE_CUTOFF_MARK = '⚠ merged before cutoff';
+export const UNDERSAMPLED_MARK = 'undersampled';
+
+export const DIMENSION_TITLES: Record<string, string> = {
+  provider: 'provider',
+  model: 'model',
+  reasoning_category: 'reasoning category',
+  language: 'language',
+  domain: 'domain',
+  token_density: 'token density (task token estimate)',
+  tier: 'complexity tier',
+};

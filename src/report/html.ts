@@ -1,0 +1,185 @@
+// The HTML report: one self-contained file. Inline CSS, charts as inline SVG rendered on the
+// server, no script, and a Content-Security-Policy that forbids loading anything, so the page
+// opens offline and cannot phone home.
+import { navigationChart, scoreChart, taxonomyChart } from './charts.js';
+import {
+  ciText,
+  DIMENSION_TITLES,
+  modelName,
+  NON_DET_MARK,
+  PRE_CUTOFF_MARK,
+  passedText,
+  pct,
+  plural,
+  ppInterval,
+  ppText,
+  score2,
+  UNDERSAMPLED_MARK,
+} from './format.js';
+import type { MatrixCell } from './matrix.js';
+import type { Report } from './model.js';
+
+/** Rows beyond this are left out of the HTML matrix (with a note); JSON has them all. */
+const MAX_MATRIX_ROWS = 5000;
+
+export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const CSS = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;margin:0;background:#fafafa}
+main{max-width:1000px;margin:0 auto;padding:16px 24px 48px;background:#fff}
+h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:15px;margin:18px 0 6px}
+.meta{color:#555}.note{background:#fff8e1;border-left:4px solid #f2b600;padding:6px 10px}
+nav a{margin-right:12px;color:#2b5d8a}
+table{border-collapse:collapse;width:100%;margin:6px 0 10px;font-size:13px}
+th,td{border:1px solid #e2e2e2;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr.pass td.res{color:#2e7d32}tr.fail td.res{color:#c62828}
+.mark{color:#b26a00;white-space:nowrap}.finding{font-weight:600}
+figure{margin:8px 0;overflow-x:auto}figure svg{display:block;max-width:100%;height:auto}
+figcaption{color:#555;font-size:12px}
+`;
+
+const td = (s: string, cls = '') => `<td${cls ? ` class="${cls}"` : ''}>${s}</td>`;
+const num = (s: string) => td(esc(s), 'num');
+
+function tableHtml(id: string, header: string[], rows: string[], caption = ''): string {
+  return `<table id="${id}">${caption ? `<caption>${esc(caption)}</caption>` : ''}<thead><tr>${header
+    .map((h) => `<th>${esc(h)}</th>`)
+    .join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+const mark = (s: string) => ` <span class="mark">${esc(s)}</span>`;
+
+function modelsSection(r: Report): string {
+  const agent = r.run.agent;
+  const rows = r.models.map(
+    (m) =>
+      `<tr>${td(esc(modelName(m.provider, m.model, agent)) + (m.rate.non_deterministic ? mark(NON_DET_MARK) : ''))}${td(esc(m.mode))}${num(passedText(m.rate))}${num(ciText(m.rate.ci95))}${num(score2(m.rate.mean_score))}${num(String(m.rate.errors))}</tr>`,
+  );
+  return `<section id="models"><h2>Models</h2>
+<figure>${scoreChart(r.models, agent)}<figcaption>Pass rate per model and mode; whiskers: 95% Wilson interval, with k/n.</figcaption></figure>
+${tableHtml('models-table', ['model', 'mode', 'passed', '95% CI', 'mean score', 'infra errors'], rows)}</section>`;
+}
+
+function navigationSection(r: Report): string {
+  if (!r.navigation_delta.length) return '';
+  const agent = r.run.agent;
+  const rows = r.navigation_delta.map(
+    (d) =>
+      `<tr>${td(esc(modelName(d.provider, d.model, agent)))}${num(String(d.tasks))}${num(`${passedText(d.hinted)} ${ciText(d.hinted.ci95)}`)}${num(`${passedText(d.navigation)} ${ciText(d.navigation.ci95)}`)}${num(`${ppText(d.delta.estimate)} ${ppInterval(d.delta)}`)}${num(d.mean_delta === null ? '—' : d.mean_delta.toFixed(2))}${td(d.distinguishable ? '<span class="finding">distinguishable</span>' : 'not distinguishable from noise')}</tr>`,
+  );
+  return `<section id="navigation"><h2>Navigation delta (hinted − navigation)</h2>
+<figure>${navigationChart(r.navigation_delta, agent)}<figcaption>Positive: the model passes less often when it must find the files itself. Whiskers: 95% interval on the difference (Newcombe); a finding needs non-overlapping Wilson intervals.</figcaption></figure>
+${tableHtml('navigation-table', ['model', 'tasks', 'hinted', 'navigation', 'Δ pass rate [95% CI]', 'Δ mean score', 'finding'], rows)}</section>`;
+}
+
+function taxonomySection(r: Report): string {
+  const t = r.taxonomy;
+  const rows = t.labels.map(
+    (l) =>
+      `<tr>${td(esc(l.label))}${td(esc(l.level))}${num(String(l.count))}${num(pct(l.share))}</tr>`,
+  );
+  if (t.errors)
+    rows.push(
+      `<tr>${td('<em>infra error</em> (not a label)')}${td('—')}${num(String(t.errors))}${num('—')}</tr>`,
+    );
+  const chart = t.labels.length
+    ? `<figure>${taxonomyChart(t, r.run.agent)}<figcaption>Share of each label among scored trials.</figcaption></figure>`
+    : '';
+  return `<section id="taxonomy"><h2>Failure taxonomy</h2>${chart}
+${tableHtml('taxonomy-table', ['label', 'confidence level', 'trials', `share of ${t.scored} scored`], rows)}</section>`;
+}
+
+function breakdownSection(r: Report): string {
+  const parts = r.breakdowns
+    .filter((b) => b.dimension !== 'model')
+    .map((b) => {
+      const title = DIMENSION_TITLES[b.dimension];
+      const rows = b.rows.map(
+        (x) =>
+          `<tr>${td(esc(x.value))}${td(esc(x.mode))}${num(passedText(x.rate))}${num(ciText(x.rate.ci95))}${num(score2(x.rate.mean_score))}${num(String(x.rate.errors))}</tr>`,
+      );
+      return `<h3>By ${esc(title)}</h3>${tableHtml(`breakdown-${b.dimension}`, [title, 'mode', 'passed', '95% CI', 'mean', 'errors'], rows)}`;
+    });
+  return `<section id="breakdowns"><h2>Breakdowns</h2><p>A polyglot task counts under each of its languages.</p>${parts.join('\n')}</section>`;
+}
+
+function contaminationSection(r: Report): string {
+  const c = r.contamination;
+  if (!c.models.length) return '';
+  const items = c.models.map((m) =>
+    m.cutoff
+      ? `<li>${esc(`${m.provider}/${m.model}`)} (cutoff ${esc(m.cutoff)}): ${m.pre_cutoff_cells} of ${plural(m.cells, 'cell')} on tasks merged before the cutoff</li>`
+      : `<li>${esc(`${m.provider}/${m.model}`)}: no knowledge cutoff listed; not checked</li>`,
+  );
+  return `<section id="contamination"><h2>Contamination</h2><ul>${items.join('')}</ul><p class="meta">Cutoffs from <code>${esc(c.cutoffs_file ?? '(none)')}</code>.</p></section>`;
+}
+
+function errorsSection(r: Report): string {
+  if (!r.errors.count) return '';
+  const rows = r.errors.by_message.map(
+    (e) =>
+      `<tr>${num(String(e.count))}${td(`<code>${esc(e.message)}</code>`)}${td(esc(e.example))}</tr>`,
+  );
+  return `<section id="errors"><h2>Infra errors (excluded from every rate)</h2>${tableHtml('errors-table', ['trials', 'message', 'example'], rows)}</section>`;
+}
+
+function matrixRow(c: MatrixCell, agent: string): string {
+  const labels = Object.entries(c.labels)
+    .map(([l, n]) => (c.scored > 1 ? `${l} ×${n}` : l))
+    .join(', ');
+  const marks = [
+    ...(c.non_deterministic ? [NON_DET_MARK] : []),
+    ...(c.contamination === 'pre_cutoff' ? [PRE_CUTOFF_MARK] : []),
+    ...(c.undersampled ? [UNDERSAMPLED_MARK] : []),
+  ];
+  const cls = c.scored === 0 ? '' : c.passed === c.scored ? 'pass' : c.passed === 0 ? 'fail' : '';
+  const errors = c.errors ? ` (+${plural(c.errors, 'infra error')})` : '';
+  return `<tr class="${cls}">${td(esc(modelName(c.provider, c.model, agent)))}${td(esc(c.task_id))}${td(esc(c.mode))}${td(c.pass_at_1 === null ? '—' : c.pass_at_1 ? 'pass' : 'fail', 'res')}${num(score2(c.mean_score))}${num(`${c.passed}/${c.scored}${errors}`)}${num(ciText(c.ci95))}${td(esc(labels || '—') + marks.map(mark).join(''))}</tr>`;
+}
+
+function matrixSection(r: Report): string {
+  const shown = r.matrix.slice(0, MAX_MATRIX_ROWS);
+  const more = r.matrix.length - shown.length;
+  return `<section id="matrix-section"><h2>Provider matrix</h2>
+${tableHtml(
+  'matrix',
+  ['model', 'task', 'mode', 'pass@1', 'mean score', 'passed', '95% CI', 'failure modes'],
+  shown.map((c) => matrixRow(c, r.run.agent)),
+)}
+${more ? `<p class="note">${more} more rows not shown; the full matrix is in <code>--format json</code>.</p>` : ''}</section>`;
+}
+
+export function renderHtml(r: Report): string {
+  const info = r.run.agent_info;
+  const nanocoder = info.nanocoder_version
+    ? ` · Nanocoder ${esc(String(info.nanocoder_version))}`
+    : '';
+  const sections = [
+    modelsSection(r),
+    navigationSection(r),
+    taxonomySection(r),
+    breakdownSection(r),
+    contaminationSection(r),
+    errorsSection(r),
+    matrixSection(r),
+  ].filter(Boolean);
+  const ids = [...sections.join('').matchAll(/<section id="([^"]+)"><h2>([^<]+)</g)];
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>NanoBench run ${esc(r.run.id)}</title>
+<style>${CSS}</style></head>
+<body><main>
+<h1>NanoBench run ${esc(r.run.id)}</h1>
+<p class="meta">Agent <code>${esc(r.run.agent)}</code>${nanocoder} · status ${esc(r.run.status)} · trials ${r.run.trials}/${r.run.plan_size} · scored ${r.overall.scored} · infra errors ${r.overall.errors} (beside the rates, never inside) · created ${esc(r.run.created_at)}</p>
+<p>Sampling: ${esc(r.sampling.summary)}.${r.sampling.undersampled_cells ? ` ${plural(r.sampling.undersampled_cells, 'tier 3-4 cell')} below 5 scored runs (marked <em>undersampled</em>).` : ''} Pass rates are k/n over scored trials with a 95% Wilson interval; two results differ only if their intervals do not overlap.</p>
+${r.task_meta.note ? `<p class="note">Note: ${esc(r.task_meta.note)}.</p>` : ''}
+<nav>${ids.map(([, id, title]) => `<a href="#${id}">${title}</a>`).join('')}</nav>
+${sections.join('\n')}
+<footer class="meta"><p>Generated by NanoBench. Self-contained: no scripts, no external resources.</p></footer>
+</main></body></html>
+`;
+}

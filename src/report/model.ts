@@ -1,0 +1,167 @@
+// The report of one stored run, as data. Every output format (markdown, HTML, JSON) renders this
+// one object, so the formats cannot disagree about a number.
+import { type Cutoffs, cutoffFor } from '../config/cutoffs.js';
+import {
+  getOrInit,
+  joinKey,
+  type Rate,
+  rateOf,
+  splitKey,
+  type TrialOutcome,
+  tallyBy,
+} from '../stats/aggregate.js';
+import { type SamplingPolicy, samplingPolicy } from '../stats/sampling.js';
+import type { RunRecord } from '../store/store.js';
+import { type Breakdown, breakdowns } from './breakdown.js';
+import { type MatrixCell, providerMatrix } from './matrix.js';
+import { type NavigationDelta, navigationDeltas } from './navigation.js';
+import type { ResolvedTaskMeta } from './task-meta.js';
+import { type Taxonomy, taxonomy } from './taxonomy.js';
+
+/** What a report reads from a stored trial. */
+export interface ReportTrial extends TrialOutcome {
+  error: string | null;
+}
+
+export interface ModelRow {
+  provider: string;
+  model: string;
+  mode: string;
+  rate: Rate;
+}
+
+export interface ContaminationModel {
+  provider: string;
+  model: string;
+  cutoff: string | null;
+  cells: number;
+  pre_cutoff_cells: number;
+}
+
+export interface Report {
+  run: {
+    id: string;
+    status: RunRecord['status'];
+    created_at: string;
+    finished_at: string | null;
+    plan_size: number;
+    trials: number;
+    agent: string;
+    datasets: string[];
+    agent_info: Record<string, unknown>;
+  };
+  sampling: SamplingPolicy & { undersampled_cells: number };
+  task_meta: { source: ResolvedTaskMeta['source']; tasks: number; note: string | null };
+  overall: Rate;
+  models: ModelRow[];
+  navigation_delta: NavigationDelta[];
+  taxonomy: Taxonomy;
+  breakdowns: Breakdown[];
+  matrix: MatrixCell[];
+  contamination: {
+    cutoffs_file: string | null;
+    pre_cutoff_cells: number;
+    models: ContaminationModel[];
+  };
+  /** Infra errors, grouped by message (most frequent first); never inside any rate. */
+  errors: { count: number; by_message: { message: string; count: number; example: string }[] };
+}
+
+export interface ReportInputs {
+  tasks: ResolvedTaskMeta;
+  cutoffs: Cutoffs | null;
+}
+
+function errorSummary(trials: ReportTrial[]): Report['errors'] {
+  const groups = new Map<string, { count: number; example: string }>();
+  let count = 0;
+  for (const t of trials) {
+    if (t.status !== 'error') continue;
+    count++;
+    const message = (t.error ?? 'unknown error').slice(0, 200);
+    const g = groups.get(message);
+    if (g) g.count++;
+    else
+      groups.set(message, {
+        count: 1,
+        example: `${t.task_id} ${t.provider}/${t.model} ${t.mode} #${t.attempt}`,
+      });
+  }
+  const by_message = [...groups]
+    .map(([message, g]) => ({ message, ...g }))
+    .sort((a, b) => b.count - a.count || (a.message < b.message ? -1 : 1));
+  return { count, by_message };
+}
+
+function contaminationSummary(matrix: MatrixCell[], cutoffs: Cutoffs | null) {
+  const models = new Map<string, ContaminationModel>();
+  for (const c of matrix) {
+    if (c.provider === 'none') continue; // control agents are not models
+    const k = joinKey(c.provider, c.model);
+    const m = getOrInit(models, k, () => ({
+      provider: c.provider,
+      model: c.model,
+      cutoff: cutoffs ? (cutoffFor(cutoffs, c.provider, c.model)?.cutoff ?? null) : null,
+      cells: 0,
+      pre_cutoff_cells: 0,
+    }));
+    m.cells++;
+    if (c.contamination === 'pre_cutoff') m.pre_cutoff_cells++;
+  }
+  const list = [...models.values()];
+  return {
+    cutoffs_file: cutoffs?.file ?? null,
+    pre_cutoff_cells: list.reduce((a, m) => a + m.pre_cutoff_cells, 0),
+    models: list,
+  };
+}
+
+export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: ReportInputs): Report {
+  const cfg = run.config as { agent?: string; datasets?: string[]; runs?: number };
+  const tasks = inputs.tasks.source === 'unavailable' ? null : inputs.tasks.tasks;
+  const matrix = providerMatrix(trials, { tasks: tasks ?? undefined, cutoffs: inputs.cutoffs });
+  const models = [...tallyBy(trials, (t) => joinKey(t.provider, t.model, t.mode))]
+    .map(([k, tally]) => {
+      const [provider, model, mode] = splitKey(k);
+      return { provider, model, mode, rate: tally.rate() };
+    })
+    .sort((a, b) =>
+      joinKey(a.provider, a.model, a.mode) < joinKey(b.provider, b.model, b.mode) ? -1 : 1,
+    );
+  const ranTasks = new Set(trials.map((t) => t.task_id));
+  const tiers = tasks
+    ? Object.entries(tasks)
+        .filter(([id]) => ranTasks.has(id))
+        .map(([, m]) => m.tier)
+    : [];
+  return {
+    run: {
+      id: run.id,
+      status: run.status,
+      created_at: run.created_at,
+      finished_at: run.finished_at,
+      plan_size: run.plan_size,
+      trials: trials.length,
+      agent: cfg.agent ?? '?',
+      datasets: cfg.datasets ?? [],
+      agent_info: (run.config.agent_info as Record<string, unknown> | undefined) ?? {},
+    },
+    sampling: {
+      ...samplingPolicy(cfg.runs, tiers),
+      undersampled_cells: matrix.filter((c) => c.undersampled).length,
+    },
+    task_meta: {
+      source: inputs.tasks.source,
+      tasks: Object.keys(inputs.tasks.tasks).length,
+      note: inputs.tasks.note,
+    },
+    overall: rateOf(trials),
+    models,
+    navigation_delta: navigationDeltas(trials),
+    taxonomy: taxonomy(trials),
+    breakdowns: breakdowns(trials, tasks),
+    matrix,
+    contamination: contaminationSummary(matrix, inputs.cutoffs),
+    errors: errorSummary(trials),
+  };
+}

@@ -1,0 +1,66 @@
+// The failure taxonomy breakdown (whitepaper §9): counts and shares of each label among scored
+// trials, with the label's signal confidence level; infra errors are counted beside, not shared.
+import { LABELS } from '../score/labels.js';
+import { joinKey, splitKey, Tally, type TrialOutcome, tallyBy } from '../stats/aggregate.js';
+
+export interface TaxonomyRow {
+  label: string;
+  /** Signal confidence level (whitepaper §9.2): 1 file overlap ... 4 symbol lookup. */
+  level: string;
+  count: number;
+  /** count / scored trials. */
+  share: number;
+}
+
+export interface TaxonomyGroup {
+  provider: string;
+  model: string;
+  mode: string;
+  scored: number;
+  errors: number;
+  counts: Record<string, number>;
+}
+
+export interface Taxonomy {
+  scored: number;
+  errors: number;
+  labels: TaxonomyRow[];
+  /** Per provider/model/mode, for the stacked-bar chart. */
+  groups: TaxonomyGroup[];
+}
+
+export const levelOf = (label: string): string =>
+  (LABELS as Record<string, { level: string }>)[label]?.level ?? '?';
+
+export function taxonomy(trials: TrialOutcome[]): Taxonomy {
+  const all = new Tally();
+  for (const t of trials) all.add(t);
+  const groups = [...tallyBy(trials, (t) => joinKey(t.provider, t.model, t.mode))]
+    .map(([k, tally]) => {
+      const [provider, model, mode] = splitKey(k);
+      const r = tally.rate();
+      return {
+        provider,
+        model,
+        mode,
+        scored: r.scored,
+        errors: r.errors,
+        counts: tally.labelCounts(),
+      };
+    })
+    .sort((a, b) =>
+      joinKey(a.provider, a.model, a.mode) < joinKey(b.provider, b.model, b.mode) ? -1 : 1,
+    );
+  const r = all.rate();
+  return {
+    scored: r.scored,
+    errors: r.errors,
+    labels: Object.entries(all.labelCounts()).map(([label, count]) => ({
+      label,
+      level: levelOf(label),
+      count,
+      share: count / r.scored,
+    })),
+    groups,
+  };
+}

@@ -1,0 +1,117 @@
+// Aggregation: trials -> rates. A rate counts scored trials only: k = passed, n = scored, with a
+// 95% Wilson interval on k/n. Infra errors are counted beside the rate and never enter k, n or
+// the mean (an infrastructure failure says nothing about the agent).
+import { type Interval, wilson } from './wilson.js';
+
+/** The fields statistics read from a trial (a subset of the stored TrialRecord). */
+export interface TrialOutcome {
+  task_id: string;
+  provider: string;
+  model: string;
+  mode: string;
+  attempt: number;
+  status: 'scored' | 'error';
+  score: number | null;
+  label: string | null;
+  flags: string[];
+}
+
+export interface Rate {
+  /** Scored trials plus infra errors. */
+  trials: number;
+  scored: number;
+  passed: number;
+  errors: number;
+  /** passed / scored; null when nothing was scored. */
+  pass_rate: number | null;
+  ci95: Interval;
+  /** Mean score over the scored trials (partial credit included); null when nothing was scored. */
+  mean_score: number | null;
+  /** Some trial ran without a pinned temperature. */
+  non_deterministic: boolean;
+}
+
+export const NON_DETERMINISTIC = 'non_deterministic';
+
+export const isPass = (t: Pick<TrialOutcome, 'status' | 'label'>) =>
+  t.status === 'scored' && t.label === 'pass';
+
+/** Running counts for one group of trials; O(1) memory per group whatever its size. */
+export class Tally {
+  trials = 0;
+  scored = 0;
+  passed = 0;
+  scoreSum = 0;
+  nonDeterministic = false;
+  readonly labels = new Map<string, number>();
+
+  add(t: TrialOutcome): this {
+    this.trials++;
+    if (t.flags.includes(NON_DETERMINISTIC)) this.nonDeterministic = true;
+    if (t.status !== 'scored') return this;
+    this.scored++;
+    this.scoreSum += t.score ?? 0;
+    if (t.label === 'pass') this.passed++;
+    if (t.label !== null) this.labels.set(t.label, (this.labels.get(t.label) ?? 0) + 1);
+    return this;
+  }
+
+  rate(): Rate {
+    return {
+      trials: this.trials,
+      scored: this.scored,
+      passed: this.passed,
+      errors: this.trials - this.scored,
+      pass_rate: this.scored ? this.passed / this.scored : null,
+      ci95: wilson(this.passed, this.scored),
+      mean_score: this.scored ? this.scoreSum / this.scored : null,
+      non_deterministic: this.nonDeterministic,
+    };
+  }
+
+  /** Label -> count among scored trials, most frequent first (ties by name, for stable output). */
+  labelCounts(): Record<string, number> {
+    return Object.fromEntries(
+      [...this.labels].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
+    );
+  }
+}
+
+/**
+ * Tally trials by key. A key function may return several keys (a polyglot task counts under
+ * each of its languages) or undefined to skip the trial.
+ */
+export function tallyBy<T extends TrialOutcome>(
+  trials: Iterable<T>,
+  key: (t: T) => string | string[] | undefined,
+): Map<string, Tally> {
+  const out = new Map<string, Tally>();
+  for (const t of trials) {
+    const k = key(t);
+    if (k === undefined) continue;
+    for (const one of Array.isArray(k) ? k : [k]) {
+      getOrInit(out, one, () => new Tally()).add(t);
+    }
+  }
+  return out;
+}
+
+export function rateOf(trials: Iterable<TrialOutcome>): Rate {
+  const t = new Tally();
+  for (const x of trials) t.add(x);
+  return t.rate();
+}
+
+/** The value at key, created by init() on first use. */
+export function getOrInit<K, V>(m: Map<K, V>, key: K, init: () => V): V {
+  let v = m.get(key);
+  if (v === undefined) {
+    v = init();
+    m.set(key, v);
+  }
+  return v;
+}
+
+/** Group keys are joined with NUL: no provider, model, task id or mode contains one. */
+export const joinKey = (...parts: string[]) => parts.join('\u0000');
+export const splitKey = (key: string) => key.split('\u0000');

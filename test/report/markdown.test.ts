@@ -1,0 +1,144 @@
+// Markdown and HTML rendering: PR-comment size, markers, escaping, task metadata sources.
+import { cpSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseCutoffs } from '../../src/config/cutoffs.js';
+import { renderHtml } from '../../src/report/html.js';
+import { MARKDOWN_BUDGET, renderMarkdown } from '../../src/report/markdown.js';
+import { buildReport } from '../../src/report/model.js';
+import { resolveTaskMeta, type TaskMeta } from '../../src/report/task-meta.js';
+import { EXAMPLES, tempDir } from '../helpers/cli.js';
+import { cell, run, trial } from './make-trials.js';
+
+const meta = (i: number): TaskMeta => ({
+  tier: (i % 4) + 1,
+  languages: i % 3 ? ['python'] : ['python', 'javascript'],
+  domain: `domain-${i % 20}`,
+  reasoning_category: `category-${i % 5}`,
+  token_estimate: 300 * i,
+  merged_at: '2026-01-01T00:00:00Z',
+  runs: 1,
+});
+
+function bigReport() {
+  const tasks = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`task-${i}`, meta(i)]));
+  const trials = Object.keys(tasks).flatMap((task_id, i) =>
+    ['m1', 'm2', 'm3'].flatMap((model) =>
+      ['hinted', 'navigation'].flatMap((mode) => cell(i % 2, 2, { task_id, model, mode })),
+    ),
+  );
+  return buildReport(run(), trials, {
+    tasks: { source: 'snapshot', tasks, note: null },
+    cutoffs: null,
+  });
+}
+
+describe('markdown', () => {
+  it('fits a PR comment: the matrix is cut to the budget, with a note', () => {
+    const r = bigReport();
+    expect(r.matrix).toHaveLength(1800);
+    const md = renderMarkdown(r);
+    expect(md.length).toBeLessThan(MARKDOWN_BUDGET);
+    expect(md.length).toBeGreaterThan(MARKDOWN_BUDGET - 2000); // the space is used
+    const shown = md.split('\n').filter((l) => /^\| p\/m\d \| task-/.test(l)).length;
+    expect(shown).toBeGreaterThan(100);
+    expect(md).toContain(`_${1800 - shown} of 1800 matrix rows not shown to fit a PR comment`);
+    expect(md).toMatch(/rows not shown \(see --format json or html\)/); // long breakdowns cut too
+  });
+
+  it('a small run is shown whole, with its sections', () => {
+    const trials = [
+      ...cell(1, 1, { flags: ['non_deterministic'] }),
+      ...cell(0, 1, { mode: 'navigation' }, 'insufficient_context_read'),
+      trial({ status: 'error', attempt: 2, error: 'provision: clone | failed' }),
+    ];
+    const md = renderMarkdown(
+      buildReport(run(), trials, {
+        tasks: { source: 'snapshot', tasks: { t1: meta(3) }, note: null },
+        cutoffs: null,
+      }),
+    );
+    for (const s of [
+      '## Models',
+      '## Navigation delta',
+      '## Failure taxonomy',
+      '## Provider matrix',
+      '## Infra errors',
+    ])
+      expect(md).toContain(s);
+    expect(md).toContain(
+      '| p/m · ⚠ non-deterministic | hinted | 1/1 (100%) | 21–100% | 1.00 | 1 |',
+    );
+    expect(md).toContain('Sampling: by tier');
+    expect(md).toContain('provision: clone | failed'); // inside backticks: no table to break
+    expect(md).not.toContain('rows not shown');
+  });
+
+  it('marks contaminated cells and lists models without a cutoff', () => {
+    const cutoffs = parseCutoffs(
+      { schema_version: 1, models: [{ model: 'm', cutoff: '2026-02' }] },
+      'c.json',
+    );
+    const trials = [...cell(1, 1), ...cell(1, 1, { model: 'other' })];
+    const md = renderMarkdown(
+      buildReport(run(), trials, {
+        tasks: { source: 'snapshot', tasks: { t1: meta(1) }, note: null },
+        cutoffs,
+      }),
+    );
+    expect(md).toMatch(/\| p\/m \| t1 \| hinted .*⚠ merged before cutoff/);
+    expect(md).toContain('- p/m (cutoff 2026-02): 1 of 1 cell on tasks merged before the cutoff');
+    expect(md).toContain('no knowledge cutoff listed for p/other');
+  });
+
+  it('control agents are named by the agent, not "none/none"', () => {
+    const md = renderMarkdown(
+      buildReport(run({ agent: 'oracle' }), cell(1, 1, { provider: 'none', model: 'none' }), {
+        tasks: { source: 'unavailable', tasks: {}, note: 'task metadata unavailable: gone' },
+        cutoffs: null,
+      }),
+    );
+    expect(md).toContain('| (oracle) | hinted |');
+    expect(md).toContain('> Note: task metadata unavailable: gone.');
+  });
+});
+
+describe('task metadata for a report', () => {
+  it('prefers the snapshot stored with the run', () => {
+    const r = resolveTaskMeta({ task_meta: { a: meta(1) }, datasets: ['/nowhere'] });
+    expect(r).toEqual({ source: 'snapshot', tasks: { a: meta(1) }, note: null });
+  });
+
+  it('falls back to the dataset on disk, and says so when it has gone', () => {
+    const dir = join(tempDir(), 'ds');
+    cpSync(join(EXAMPLES, 'tasks'), join(dir, 'tasks'), { recursive: true });
+    const r = resolveTaskMeta({ datasets: [dir], runs: 2 });
+    expect(r.source).toBe('dataset');
+    expect(r.note).toMatch(/re-read from the dataset on disk/);
+    expect(r.tasks['textkit-002']).toMatchObject({ tier: 3, languages: ['javascript'], runs: 2 });
+    rmSync(dir, { recursive: true });
+    const gone = resolveTaskMeta({ datasets: [dir] });
+    expect(gone.source).toBe('unavailable');
+    expect(gone.note).toContain(`no longer readable at ${dir}`);
+  });
+});
+
+describe('html', () => {
+  it('escapes names, has no script and forbids loading anything', () => {
+    const trials = [
+      ...cell(1, 2, { model: '<img src=x onerror=alert(1)>' }),
+      ...cell(0, 2, { model: '<img src=x onerror=alert(1)>', mode: 'navigation' }),
+    ];
+    const html = renderHtml(
+      buildReport(run(), trials, {
+        tasks: { source: 'snapshot', tasks: { t1: meta(1) }, note: null },
+        cutoffs: null,
+      }),
+    );
+    expect(html).not.toContain('<img');
+    expect(html).not.toMatch(/<script|<link|@import|url\(|src=["']http/i);
+    expect(html).toContain("default-src 'none'");
+    expect(html).toContain('&#60;img src=x');
+    expect((html.match(/<svg/g) ?? []).length).toBe(3); // scores, navigation delta, taxonomy
+  });
+});

@@ -1,0 +1,205 @@
+// The report model: matrix cells, breakdowns, navigation delta, taxonomy.
+import { describe, expect, it } from 'vitest';
+import { breakdowns, tokenBucket } from '../../src/report/breakdown.js';
+import { providerMatrix } from '../../src/report/matrix.js';
+import { buildReport } from '../../src/report/model.js';
+import { navigationDeltas } from '../../src/report/navigation.js';
+import type { TaskMeta } from '../../src/report/task-meta.js';
+import { taxonomy } from '../../src/report/taxonomy.js';
+import { wilson } from '../../src/stats/wilson.js';
+import { cell, run, trial } from './make-trials.js';
+
+const meta = (over: Partial<TaskMeta> = {}): TaskMeta => ({
+  tier: 1,
+  languages: ['python'],
+  domain: 'billing',
+  reasoning_category: 'arithmetic',
+  token_estimate: 1500,
+  merged_at: '2026-01-01T00:00:00Z',
+  runs: 1,
+  ...over,
+});
+
+describe('provider matrix', () => {
+  it('one cell per provider/model/task/mode with pass@1, mean, k/n, interval and labels', () => {
+    const trials = [
+      trial({ attempt: 1, label: 'incorrect_fix', score: 0 }),
+      trial({ attempt: 2, label: 'pass', score: 1 }),
+      trial({ attempt: 3, label: 'partial_fix_only', score: 0.5 }),
+      trial({ attempt: 4, status: 'error' }),
+      trial({ attempt: 5, label: 'pass', score: 1 }),
+      trial({ mode: 'navigation' }),
+    ];
+    const cells = providerMatrix(trials, { tasks: { t1: meta({ tier: 3 }) } });
+    expect(cells).toHaveLength(2);
+    expect(cells[0]).toMatchObject({
+      mode: 'hinted',
+      runs: 5,
+      pass_at_1: false,
+      passed: 2,
+      scored: 4,
+      errors: 1,
+      mean_score: 2.5 / 4,
+      ci95: wilson(2, 4),
+      labels: { pass: 2, incorrect_fix: 1, partial_fix_only: 1 },
+      tier: 3,
+      undersampled: true,
+    });
+    expect(cells[1]).toMatchObject({ mode: 'navigation', pass_at_1: true, undersampled: true });
+  });
+
+  it('pass@1 is unknown when attempt 1 was an infra error', () =>
+    expect(providerMatrix([trial({ status: 'error' }), trial({ attempt: 2 })])[0].pass_at_1).toBe(
+      null,
+    ));
+
+  it('sorts provider, model, task, mode', () => {
+    const cells = providerMatrix([
+      trial({ model: 'b' }),
+      trial({ model: 'a', task_id: 't2' }),
+      trial({ model: 'a', task_id: 't1', mode: 'navigation' }),
+      trial({ model: 'a', task_id: 't1' }),
+    ]);
+    expect(cells.map((c) => `${c.model} ${c.task_id} ${c.mode}`)).toEqual([
+      'a t1 hinted',
+      'a t1 navigation',
+      'a t2 hinted',
+      'b t1 hinted',
+    ]);
+  });
+});
+
+describe('breakdowns', () => {
+  const tasks = {
+    py: meta(),
+    poly: meta({
+      languages: ['python', 'javascript'],
+      token_estimate: 600,
+      domain: 'shop',
+      tier: 4,
+    }),
+  };
+  const trials = [...cell(1, 1, { task_id: 'py' }), ...cell(0, 1, { task_id: 'poly' })];
+  const by = (d: string) => breakdowns(trials, tasks).find((b) => b.dimension === d)!.rows;
+
+  it('a polyglot task counts under each of its languages', () => {
+    expect(by('language').map((r) => [r.value, r.rate.passed, r.rate.scored])).toEqual([
+      ['javascript', 0, 1],
+      ['python', 1, 2],
+    ]);
+  });
+
+  it('token density buckets sort by size, not by name', () => {
+    expect([500, 999, 1000, 1999, 2000, 9000, 40000].map(tokenBucket)).toEqual([
+      '<1k',
+      '<1k',
+      '1k-2k',
+      '1k-2k',
+      '2k-4k',
+      '8k-16k',
+      '>=16k',
+    ]);
+    expect(by('token_density').map((r) => r.value)).toEqual(['<1k', '1k-2k']);
+  });
+
+  it('every dimension, split by mode; without metadata only provider and model', () => {
+    expect(breakdowns(trials, tasks).map((b) => b.dimension)).toEqual([
+      'provider',
+      'model',
+      'reasoning_category',
+      'language',
+      'domain',
+      'token_density',
+      'tier',
+    ]);
+    expect(breakdowns(trials, null).map((b) => b.dimension)).toEqual(['provider', 'model']);
+    const two = breakdowns(
+      [...trials, ...cell(1, 1, { task_id: 'py', mode: 'navigation' })],
+      tasks,
+    );
+    expect(
+      two.find((b) => b.dimension === 'domain')!.rows.map((r) => `${r.value} ${r.mode}`),
+    ).toEqual(['billing hinted', 'billing navigation', 'shop hinted']);
+  });
+});
+
+describe('navigation delta', () => {
+  it('hinted minus navigation per model, on the tasks run in both modes only', () => {
+    const trials = [
+      ...cell(5, 5, { model: 'a' }),
+      ...cell(0, 5, { model: 'a', mode: 'navigation' }, 'insufficient_context_read'),
+      ...cell(5, 5, { model: 'a', task_id: 'hinted-only' }),
+      ...cell(1, 1, { model: 'b' }), // no navigation run: no delta
+    ];
+    const d = navigationDeltas(trials);
+    expect(d).toHaveLength(1);
+    expect(d[0]).toMatchObject({ model: 'a', tasks: 1, distinguishable: true, mean_delta: 1 });
+    expect(d[0].hinted.scored).toBe(5);
+    expect(d[0].delta.estimate).toBe(1);
+    expect(d[0].delta.low).toBeGreaterThan(0);
+  });
+
+  it('a small difference is not a finding', () => {
+    const d = navigationDeltas([...cell(1, 1), ...cell(0, 1, { mode: 'navigation' })]);
+    expect(d[0].distinguishable).toBe(false);
+    expect(d[0].delta.low).toBeLessThan(0);
+  });
+});
+
+describe('taxonomy', () => {
+  it('counts and shares of scored trials, with confidence levels; errors beside', () => {
+    const t = taxonomy([
+      ...cell(1, 4, {}, 'hallucinated_api'),
+      trial({ status: 'error', attempt: 9 }),
+    ]);
+    expect(t).toMatchObject({ scored: 4, errors: 1 });
+    expect(t.labels).toEqual([
+      { label: 'hallucinated_api', level: '4', count: 3, share: 0.75 },
+      { label: 'pass', level: '2', count: 1, share: 0.25 },
+    ]);
+    expect(t.groups[0]).toMatchObject({
+      scored: 4,
+      errors: 1,
+      counts: { hallucinated_api: 3, pass: 1 },
+    });
+  });
+});
+
+describe('buildReport', () => {
+  it('states the sampling policy from the run config and counts undersampled cells', () => {
+    const tasks = { t1: meta({ tier: 3 }), t2: meta({ tier: 1 }) };
+    const trials = [...cell(1, 2), ...cell(1, 1, { task_id: 't2' })];
+    const r = buildReport(run({ runs: 2 }), trials, {
+      tasks: { source: 'snapshot', tasks, note: null },
+      cutoffs: null,
+    });
+    expect(r.sampling).toMatchObject({ kind: 'override', runs_override: 2, undersampled_cells: 1 });
+    expect(r.sampling.tiers).toEqual([
+      { tier: 1, runs: 2, tasks: 1 },
+      { tier: 3, runs: 2, tasks: 1 },
+    ]);
+    const byTier = buildReport(run(), trials, {
+      tasks: { source: 'snapshot', tasks, note: null },
+      cutoffs: null,
+    });
+    expect(byTier.sampling.kind).toBe('tier');
+  });
+
+  it('groups infra errors by message, never inside a rate', () => {
+    const trials = [
+      ...cell(1, 1),
+      trial({ status: 'error', error: 'provision: clone failed', attempt: 2 }),
+      trial({ status: 'error', error: 'provision: clone failed', attempt: 3 }),
+      trial({ status: 'error', error: 'agent: crashed', attempt: 4 }),
+    ];
+    const r = buildReport(run(), trials, {
+      tasks: { source: 'unavailable', tasks: {}, note: 'x' },
+      cutoffs: null,
+    });
+    expect(r.overall).toMatchObject({ scored: 1, passed: 1, errors: 3 });
+    expect(r.errors.by_message.map((e) => [e.message, e.count])).toEqual([
+      ['provision: clone failed', 2],
+      ['agent: crashed', 1],
+    ]);
+  });
+});
