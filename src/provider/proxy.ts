@@ -142,14 +142,15 @@ class Trial {
     } else if (this.o.replay) {
       ex = this.replay(index, body, res);
     } else {
-      const quirkKey = `${this.o.provider}|${String(body.model)}`;
+      const up = this.o.upstream!;
+      const quirkKey = `${up.provider}|${new URL(up.baseUrl).origin}|${String(body.model)}`;
       if (!this.quirks.has(quirkKey)) this.quirks.set(quirkKey, {});
       const quirks = this.quirks.get(quirkKey)!;
       const agentHeaders: Record<string, string> = {};
       for (const h of ['user-agent', 'accept'])
         if (typeof req.headers[h] === 'string') agentHeaders[h] = req.headers[h] as string;
       const r = await forward({
-        upstream: this.o.upstream!,
+        upstream: up,
         quirks,
         body,
         agentHeaders,
@@ -158,7 +159,7 @@ class Trial {
         t0,
       });
       this.tally.upstreamRequests += r.sent.upstream_attempts;
-      if (r.sent.temperature === null && this.o.upstream!.acceptsTemperature)
+      if (r.sent.temperature === null && up.acceptsTemperature)
         this.tally.temperatureNote = `the upstream rejected the temperature: ${quirks.temperatureRejected ?? ''}`;
       ex = {
         type: 'exchange',
