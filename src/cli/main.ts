@@ -7,12 +7,15 @@ import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
 import { registerCi } from './ci.js';
 import { registerCompare } from './compare.js';
+import { registerDataset } from './dataset.js';
 import { registerDemo } from './demo.js';
 import { registerMerge } from './merge.js';
 import type { Io } from './progress.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerSchemas } from './schemas.js';
+import { registerTask } from './task.js';
+import { registerValidate } from './validate.js';
 import { registerWorker } from './worker.js';
 
 export async function main(
@@ -36,6 +39,13 @@ export async function main(
     exitCode = c;
   });
   registerSchemas(program, io);
+  registerTask(program, io);
+  registerValidate(program, io, (c) => {
+    exitCode = c;
+  });
+  registerDataset(program, io, (c) => {
+    exitCode = c;
+  });
   registerWorker(program, io);
   registerMerge(program, io);
   registerCi(program, io);

@@ -1,8 +1,9 @@
 // Loading tasks and datasets from disk. Errors name the file, the field and the fix.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ZodIssue } from 'zod';
 import { UserError } from '../util/errors.js';
+import { findPlaceholders } from './placeholders.js';
 import { type Task, TaskSchema } from './schema.js';
 
 export interface LoadedTask {
@@ -27,12 +28,17 @@ export function formatIssue(file: string, issue: ZodIssue): string {
 }
 
 export function parseTask(raw: unknown, file: string): Task {
+  // Unfilled placeholders first: they say which field the curator still has to write.
+  const todo = findPlaceholders(raw);
+  const lines = todo.map(
+    (p) => `${file}: field "${p.path}": placeholder not filled in: replace "${p.text}"`,
+  );
   const r = TaskSchema.safeParse(raw);
-  if (!r.success) {
-    const lines = r.error.issues.map((i) => formatIssue(file, i));
-    throw new UserError('INVALID_TASK', lines.join('\n'));
-  }
-  return r.data;
+  if (!r.success)
+    for (const i of r.error.issues)
+      if (!todo.some((p) => p.path === i.path.join('.'))) lines.push(formatIssue(file, i));
+  if (lines.length) throw new UserError('INVALID_TASK', lines.join('\n'));
+  return r.data!;
 }
 
 export function loadTaskFile(file: string, datasetDir?: string): LoadedTask {
@@ -49,8 +55,17 @@ export function loadTaskFile(file: string, datasetDir?: string): LoadedTask {
   } catch (e) {
     throw new UserError('INVALID_TASK', `${abs}: not valid JSON (${(e as Error).message})`);
   }
-  return { task: parseTask(raw, abs), file: abs, datasetDir: datasetDir ?? resolve(abs, '..') };
+  return { task: parseTask(raw, abs), file: abs, datasetDir: datasetDir ?? datasetDirOf(abs) };
 }
+
+/** The dataset a task file belongs to: the parent of its tasks/ directory, else its directory. */
+export function datasetDirOf(file: string): string {
+  const dir = dirname(resolve(file));
+  return basename(dir) === 'tasks' ? dirname(dir) : dir;
+}
+
+/** The dataset manifest (src/task/manifest.ts), never a task even when it sits beside them. */
+export const MANIFEST_FILE = 'dataset.json';
 
 /** A dataset is a directory with tasks/*.json (or *.json directly), or a single task file. */
 export function loadDataset(path: string): LoadedTask[] {
@@ -60,7 +75,7 @@ export function loadDataset(path: string): LoadedTask[] {
   if (statSync(abs).isFile()) return [loadTaskFile(abs)];
   const taskDir = existsSync(join(abs, 'tasks')) ? join(abs, 'tasks') : abs;
   const files = readdirSync(taskDir)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => f.endsWith('.json') && f !== MANIFEST_FILE)
     .sort();
   if (files.length === 0)
     throw new UserError('DATASET_EMPTY', `${taskDir}: no task files (*.json) found`);

@@ -10,7 +10,8 @@ export interface RepoSource {
   kind: 'mirror' | 'dataset-mirror' | 'local' | 'remote';
 }
 
-function inMirror(dir: string, repo: string): string | undefined {
+/** DIR/<owner>/<name>.git, .bundle or a plain directory, when one exists. */
+export function inMirror(dir: string, repo: string): string | undefined {
   for (const suffix of ['.git', '.bundle', '']) {
     const p = join(dir, `${repo}${suffix}`);
     if (existsSync(p)) return p;

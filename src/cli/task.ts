@@ -1,0 +1,135 @@
+// `nanobench task import|new|retire|dispute`: curating the tasks of a dataset.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { findTaskFile, openDispute, resolveDispute, retireTask } from '../task/governance.js';
+import { importTask, scaffoldTask } from '../task/import.js';
+import { findPlaceholders } from '../task/placeholders.js';
+import { UserError } from '../util/errors.js';
+import type { Io } from './progress.js';
+
+function writeNew(file: string, raw: Record<string, unknown>, force: boolean): void {
+  if (existsSync(file) && !force)
+    throw new UserError('EXISTS', `${file} already exists (add --force to overwrite it)`);
+  mkdirSync(dirname(resolve(file)), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(raw, null, 2)}\n`);
+}
+
+function todoList(raw: Record<string, unknown>): string {
+  const fields = [...new Set(findPlaceholders(raw).map((p) => p.path.split('.')[0]))];
+  return fields.length ? `fill in: ${fields.join(', ')} (the TODO(curator) placeholders)` : '';
+}
+
+export function registerTask(program: Command, io: Io): void {
+  const task = program.command('task').description('create, import and retire dataset tasks');
+
+  task
+    .command('import')
+    .description(
+      "a task from a merged PR's commit: base = first parent, patches split by test paths",
+    )
+    .requiredOption(
+      '--repo <pathOrUrl>',
+      'local clone, bundle or URL (or owner/name with --mirror)',
+    )
+    .requiredOption('--commit <sha>', 'the PR commit (squash or merge commit)')
+    .option('--pr <url>', 'the pull request URL (gives repo, repo_url and the default id)')
+    .option('--id <taskId>', 'task id (default: <name>-<PR number or short SHA>)')
+    .option('--name <owner/name>', 'repository name when it cannot be inferred')
+    .option('--mirror <dir>', 'look --repo owner/name up in DIR/<owner>/<name>(.git|.bundle)')
+    .option('--out <file>', 'write the task file here (default: stdout)')
+    .option('--force', 'overwrite --out')
+    .action((o) => {
+      const r = importTask({
+        repo: o.repo,
+        commit: o.commit,
+        pr: o.pr,
+        id: o.id,
+        name: o.name,
+        mirror: o.mirror,
+      });
+      for (const n of r.notes) io.stderr.write(`nanobench: ${n}\n`);
+      const todo = todoList(r.task);
+      if (o.out) {
+        writeNew(o.out, r.task, Boolean(o.force));
+        io.stderr.write(`nanobench: wrote ${o.out}; ${todo}\n`);
+        io.stderr.write(`nanobench: then run: nanobench validate --write ${o.out}\n`);
+      } else {
+        io.stdout.write(`${JSON.stringify(r.task, null, 2)}\n`);
+        io.stderr.write(`nanobench: ${todo}\n`);
+      }
+    });
+
+  task
+    .command('new')
+    .description('scaffold a hand-written task: every field to fill is a TODO(curator) placeholder')
+    .argument('<taskId>', 'the new task id')
+    .option('--dataset <dir>', 'write <dir>/tasks/<taskId>.json', '.')
+    .option('--out <file>', 'write exactly this file instead')
+    .option('--force', 'overwrite an existing file')
+    .action((taskId: string, o) => {
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(taskId))
+        throw new UserError(
+          'BAD_TASK_ID',
+          `task id "${taskId}": use letters, digits, ".", "_", "-"`,
+        );
+      const file = o.out ?? join(o.dataset, 'tasks', `${taskId}.json`);
+      const raw = scaffoldTask(taskId);
+      writeNew(file, raw, Boolean(o.force));
+      io.stderr.write(`nanobench: wrote ${file}; ${todoList(raw)}\n`);
+    });
+
+  task
+    .command('retire')
+    .description('mark a task retired (the file stays); it drops out of the next manifest and runs')
+    .argument('<taskId>', 'the task id')
+    .requiredOption(
+      '--reason <text>',
+      'why (flaky after onboarding, history rewritten, contaminated...)',
+    )
+    .option('--version <v>', 'the dataset version it is absent from')
+    .option('--dataset <dir>', 'dataset directory', '.')
+    .action((taskId: string, o) => {
+      const file = findTaskFile(o.dataset, taskId);
+      retireTask(file, o.reason, o.version);
+      io.stderr.write(
+        `nanobench: retired ${taskId} (${file} kept); publish with: nanobench dataset manifest ${o.dataset}${o.version ? ` --version ${o.version}` : ' --version <next>'}\n`,
+      );
+    });
+
+  task
+    .command('dispute')
+    .description('record a dispute about a task, or its resolution, in the task file')
+    .argument('<taskId>', 'the task id')
+    .option('--claim <text>', 'open a dispute: what is claimed to be wrong')
+    .option('--by <who>', 'who raised it (e.g. a GitHub handle or issue URL)')
+    .option('--resolve <n>', 'resolve dispute number n (1-based)')
+    .option('--resolution <text>', "the maintainer's ruling, with --resolve")
+    .option('--dataset <dir>', 'dataset directory', '.')
+    .option('--json', 'print the disputes as JSON')
+    .action((taskId: string, o) => {
+      const file = findTaskFile(o.dataset, taskId);
+      let disputes: { claim: string; resolution?: string }[];
+      if (o.claim !== undefined) {
+        if (!o.by) throw new UserError('BAD_OPTION', '--claim needs --by <who>');
+        disputes = openDispute(file, o.by, o.claim);
+      } else if (o.resolve !== undefined) {
+        const n = Number(o.resolve);
+        if (!Number.isInteger(n) || n < 1)
+          throw new UserError(
+            'BAD_OPTION',
+            `--resolve must be a dispute number, got "${o.resolve}"`,
+          );
+        if (!o.resolution) throw new UserError('BAD_OPTION', '--resolve needs --resolution <text>');
+        disputes = resolveDispute(file, n, o.resolution);
+      } else
+        throw new UserError(
+          'BAD_OPTION',
+          'give --claim (with --by) or --resolve (with --resolution)',
+        );
+      if (o.json) io.stdout.write(`${JSON.stringify(disputes, null, 2)}\n`);
+      else
+        for (const [i, d] of disputes.entries())
+          io.stdout.write(`#${i + 1} ${d.resolution ? 'resolved' : 'open'}: ${d.claim}\n`);
+    });
+}

@@ -1,0 +1,71 @@
+// `nanobench validate`: run the admission gates on tasks and say, per gate, pass or fail and how
+// to fix a failure. Exits 1 when any task fails a gate.
+import { dirname, join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { GATES, parseGateList, type TaskValidation, validate } from '../gates/runner.js';
+import { parseCutoff } from '../task/manifest.js';
+import { UserError } from '../util/errors.js';
+import type { Io } from './progress.js';
+import { DEFAULT_DB } from './run.js';
+
+function human(v: TaskValidation): string {
+  const rel = relative(process.cwd(), v.file);
+  const lines = [`${v.task_id ?? '(unreadable task)'}  ${rel.startsWith('..') ? v.file : rel}`];
+  for (const g of v.gates) {
+    const tag = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' }[g.status];
+    lines.push(`  ${tag}  ${g.gate.padEnd(13)} ${g.reason}`);
+    if (g.fix) lines.push(`        how to fix: ${g.fix}`);
+  }
+  const failed = v.gates.filter((g) => g.status === 'fail').map((g) => g.gate);
+  lines.push(
+    v.admissible
+      ? '  => admissible'
+      : `  => not admissible${failed.length ? ` (failed: ${failed.join(', ')})` : ''}`,
+    '',
+  );
+  return lines.join('\n');
+}
+
+export function registerValidate(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('validate')
+    .description('run the admission gates on tasks: pass/fail per gate and how to fix a failure')
+    .argument('<targets...>', 'dataset directories or task files')
+    .option(
+      '--only <gates...>',
+      `only these gates (schema always runs): ${GATES.map((g) => g.id).join(', ')}`,
+    )
+    .option('--write', 'record the computed fail_to_pass / pass_to_pass in the task files')
+    .option('--cutoff <date>', "contamination cutoff (default: the dataset manifest's)")
+    .option(
+      '--mirror <dir>',
+      'local mirror: DIR/<owner>/<name>(.git|.bundle) before any remote URL',
+    )
+    .option('--cache-dir <dir>', 'cache of source clones and environments (shared with run)')
+    .option('--json', 'one JSON document on stdout')
+    .action(async (targets: string[], o) => {
+      if (targets.length === 0) throw new UserError('NO_DATASET', 'name a dataset or task file');
+      const only = parseGateList(o.only);
+      const results = await validate(
+        targets,
+        {
+          cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
+          mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
+          cutoff: o.cutoff ? parseCutoff(o.cutoff) : undefined,
+          write: Boolean(o.write),
+          log: (line) => io.stderr.write(`nanobench: ${line}\n`),
+        },
+        only,
+        (v) => {
+          if (!o.json) io.stdout.write(human(v));
+        },
+      );
+      const admissible = results.filter((r) => r.admissible).length;
+      if (o.json)
+        io.stdout.write(
+          `${JSON.stringify({ admissible, total: results.length, tasks: results }, null, 2)}\n`,
+        );
+      else io.stdout.write(`${admissible} of ${results.length} task(s) admissible\n`);
+      if (admissible < results.length) setExit(1);
+    });
+}

@@ -1,0 +1,130 @@
+// What the gates of one task share: the loaded task, its dataset's manifest, and the expensive
+// facts (source clone, environment snapshot, test runs), each computed once on first use. The
+// trial pipeline's own pieces do the work: provision, verify, restore.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadedTask } from '../task/load.js';
+import type { Manifest } from '../task/manifest.js';
+import type { Task } from '../task/schema.js';
+import { runShell } from '../util/process.js';
+import { type Verification, verify } from '../verify/verifier.js';
+import {
+  ensureSnapshot,
+  ensureSourceClone,
+  materialize,
+  type Snapshot,
+} from '../workspace/provision.js';
+import { type RepoSource, resolveSource } from '../workspace/source.js';
+
+export interface ValidateOptions {
+  /** Where source clones and environment snapshots are cached (shared with `run`). */
+  cacheDir: string;
+  /** Scratch directory for this validation's workspaces; the caller removes it. */
+  workDir: string;
+  mirrorDir?: string;
+  /** Contamination cutoff overriding the manifest's. */
+  cutoff?: string;
+  /** Write the computed fail_to_pass / pass_to_pass into the task file. */
+  write: boolean;
+  log?: (line: string) => void;
+}
+
+export type GoldenRun =
+  | { applied: true; verification: Verification }
+  | { applied: false; error: string };
+
+export class GateContext {
+  loaded?: LoadedTask;
+  /** Milliseconds of every verifier run made while validating this task (the runtime gate). */
+  readonly verifierMs: number[] = [];
+  private readonly memo = new Map<string, Promise<unknown>>();
+  private readonly baseResults: Verification[] = [];
+
+  constructor(
+    readonly file: string,
+    readonly datasetDir: string,
+    readonly manifest: Manifest | undefined,
+    readonly opts: ValidateOptions,
+  ) {}
+
+  get task(): Task {
+    if (!this.loaded) throw new Error('the schema gate has not loaded the task');
+    return this.loaded.task;
+  }
+
+  log(line: string): void {
+    this.opts.log?.(`${this.loaded?.task.task_id ?? this.file}: ${line}`);
+  }
+
+  dir(name: string): string {
+    const d = join(this.opts.workDir, this.task.task_id.replace(/[^A-Za-z0-9._-]/g, '_'), name);
+    mkdirSync(d, { recursive: true });
+    return d;
+  }
+
+  private once<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    if (!this.memo.has(key)) this.memo.set(key, fn());
+    return this.memo.get(key) as Promise<T>;
+  }
+
+  source(): RepoSource {
+    return resolveSource(this.loaded!, this.opts.mirrorDir);
+  }
+
+  /** Bare clone of the source holding base_commit (InfraError when it does not). */
+  clone(): Promise<string> {
+    return this.once('clone', async () => {
+      this.log(`cloning ${this.source().location}`);
+      return ensureSourceClone(this.opts.cacheDir, this.task, this.source());
+    });
+  }
+
+  /** The environment at base_commit with the install command run: what every trial starts from. */
+  snapshot(): Promise<Snapshot & { reused: boolean }> {
+    return this.once('snapshot', async () => {
+      const clone = await this.clone();
+      this.log('preparing the environment at base_commit');
+      return ensureSnapshot(this.opts.cacheDir, this.task, clone);
+    });
+  }
+
+  private async timed(ws: string, scratch: string, task: Task): Promise<Verification> {
+    const v = await verify(ws, (await this.snapshot()).baselineTree, task, scratch);
+    this.verifierMs.push(v.durationMs);
+    return v;
+  }
+
+  /**
+   * The first `n` runs of the suites at base (test_patch applied), one after another in the same
+   * workspace and home directory, as a developer would run them.
+   */
+  async baseRuns(n: number): Promise<Verification[]> {
+    // Gates run one at a time, so the runs never interleave in the shared workspace.
+    const ws = join(this.dir('base'), 'ws');
+    if (this.baseResults.length === 0) materialize(await this.snapshot(), ws);
+    while (this.baseResults.length < n) {
+      this.log(`running the suites at base (run ${this.baseResults.length + 1})`);
+      this.baseResults.push(await this.timed(ws, this.dir('base-scratch'), this.task));
+    }
+    return this.baseResults.slice(0, n);
+  }
+
+  /** The suites with the golden patch applied on a fresh copy of the environment. */
+  goldenRun(): Promise<GoldenRun> {
+    return this.once('golden', async () => {
+      const ws = join(this.dir('golden'), 'ws');
+      materialize(await this.snapshot(), ws);
+      const r = await runShell('git apply --whitespace=nowarn -', {
+        cwd: ws,
+        input: this.task.ground_truth_patch,
+        timeoutMs: 60_000,
+      });
+      if (r.exitCode !== 0) return { applied: false, error: r.stderr.trim() };
+      this.log('running the suites with the golden patch');
+      return {
+        applied: true,
+        verification: await this.timed(ws, this.dir('golden-scratch'), this.task),
+      };
+    });
+  }
+}

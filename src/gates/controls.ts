@@ -1,0 +1,96 @@
+// Gate 7, controls: through the real trial pipeline (provision, agent, diff, verify, score), the
+// oracle (applies the golden patch) must score 1.0 and nop (changes nothing) 0.0, graded on the
+// fail_to_pass / pass_to_pass lists the task file records. A nop that scores means the task
+// leaks: the graded tests pass without any change.
+import { join } from 'node:path';
+import { nopAgent, oracleAgent } from '../agent/controls.js';
+import type { Agent } from '../agent/types.js';
+import { RunPaths } from '../run/paths.js';
+import { trialKey } from '../run/plan.js';
+import { runTrial } from '../run/trial.js';
+import type { TrialRecord } from '../store/store.js';
+import type { GateContext } from './context.js';
+import { fail, type GateOutcome, pass } from './types.js';
+
+async function control(ctx: GateContext, agent: Agent): Promise<TrialRecord> {
+  const spec = {
+    taskId: ctx.task.task_id,
+    agent: agent.name,
+    provider: 'none',
+    model: 'none',
+    mode: 'hinted' as const,
+    attempt: 1,
+  };
+  ctx.log(`running the ${agent.name} control trial`);
+  const rec = await runTrial(
+    { ...spec, key: trialKey(spec), task: ctx.loaded! },
+    {
+      runId: 'validate',
+      paths: new RunPaths(join(ctx.dir('controls'), 'trials.sqlite'), ctx.opts.cacheDir),
+      agent,
+      mirrorDir: ctx.opts.mirrorDir,
+      keepWorkspaces: false,
+    },
+  );
+  const ms = rec.details.verifier_ms;
+  if (typeof ms === 'number') ctx.verifierMs.push(ms);
+  return rec;
+}
+
+const summary = (r: TrialRecord) =>
+  r.status === 'error' ? `error (${r.error})` : `${r.score?.toFixed(1)} (${r.label})`;
+
+/** Graded tests of a trial that did (or did not) pass. */
+function graded(r: TrialRecord, passed: boolean): string[] {
+  const d = r.details as {
+    fail_to_pass?: { id: string; passed: boolean }[];
+    pass_to_pass?: { id: string; passed: boolean }[];
+  };
+  return [...(d.fail_to_pass ?? []), ...(d.pass_to_pass ?? [])]
+    .filter((t) => t.passed === passed)
+    .map((t) => t.id);
+}
+
+export async function controlsGate(ctx: GateContext): Promise<GateOutcome> {
+  if (ctx.task.fail_to_pass.length === 0)
+    return fail(
+      'the task file records no fail_to_pass tests, so no trial can be graded',
+      `record them: nanobench validate --write ${ctx.file}`,
+    );
+  const oracle = await control(ctx, oracleAgent);
+  const nop = await control(ctx, nopAgent);
+  const details = {
+    oracle: {
+      status: oracle.status,
+      score: oracle.score,
+      label: oracle.label,
+      error: oracle.error,
+    },
+    nop: { status: nop.status, score: nop.score, label: nop.label, error: nop.error },
+  };
+  const problems: string[] = [];
+  const fixes: string[] = [];
+  if (oracle.status !== 'scored' || oracle.score !== 1) {
+    const failing = oracle.status === 'scored' ? graded(oracle, false) : [];
+    problems.push(
+      `the oracle scored ${summary(oracle)}${failing.length ? `; failing with the golden patch: ${failing.slice(0, 5).join(', ')}` : ''}`,
+    );
+    fixes.push(
+      "the graded tests must pass with the golden patch: re-record fail_to_pass / pass_to_pass (nanobench validate --write); if they are current, the golden patch touches a file the verifier restores (a test path or a suite's test_files): move that change into test_patch or narrow test_files",
+    );
+  }
+  if (nop.status !== 'scored' || nop.score !== 0) {
+    const leaking =
+      nop.status === 'scored'
+        ? graded(nop, true).filter((id) => ctx.task.fail_to_pass.includes(id))
+        : [];
+    problems.push(
+      `nop scored ${summary(nop)}${leaking.length ? `; fail_to_pass tests that pass with no change at all: ${leaking.slice(0, 5).join(', ')}` : ''}`,
+    );
+    fixes.push(
+      "the task leaks: its graded tests pass without a fix. The fix (or part of it) is already at base_commit, or fail_to_pass lists tests that pass there: record the lists the verification gate computes (nanobench validate --write) and check that base_commit is the PR commit's first parent",
+    );
+  }
+  if (problems.length) return fail(problems.join('; '), fixes.join('. '), details);
+  return pass('oracle scored 1.0 and nop 0.0 through the trial pipeline', details);
+}

@@ -1,0 +1,302 @@
+// Guessing how a repository runs its tests, for `task import`. Everything here is a guess from the
+// repository at the PR commit (package.json scripts and dependencies, lock files, Python config);
+// each guess comes with a note saying what it was based on, and the curator checks it
+// (`nanobench validate` runs the suites, so a wrong guess fails loudly).
+import { posix } from 'node:path';
+import type { ResultFormat } from './schema.js';
+import { languageOf, testRoot } from './test-paths.js';
+
+export interface RepoView {
+  /** Every file path at the commit. */
+  files: Set<string>;
+  read(path: string): string | undefined;
+}
+
+export interface GuessedSuite {
+  name: string;
+  language: string;
+  command: string;
+  format: ResultFormat;
+  result_file?: string;
+  test_files: string[];
+}
+
+export interface SuiteGuess {
+  suites: GuessedSuite[];
+  install_command: string | null;
+  notes: string[];
+}
+
+const RESULT_JSON = '.nanobench-results.json';
+const RESULT_XML = '.nanobench-results.xml';
+
+const inDir = (dir: string, cmd: string) => (dir ? `cd ${dir} && ${cmd}` : cmd);
+const rel = (dir: string, file: string) => (dir ? `${dir}/${file}` : file);
+const slug = (dir: string) => dir.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+
+/** Nearest directory (walking up from the file's own) that holds one of `markers`. */
+function nearest(repo: RepoView, file: string, markers: string[]): string | undefined {
+  let dir = posix.dirname(file);
+  for (;;) {
+    const d = dir === '.' ? '' : dir;
+    if (markers.some((m) => repo.files.has(rel(d, m)))) return d;
+    if (d === '') return undefined;
+    dir = posix.dirname(dir);
+  }
+}
+
+function groupBy<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const x of xs) m.set(key(x), [...(m.get(key(x)) ?? []), x]);
+  return m;
+}
+
+const RUNNERS = ['vitest', 'jest', 'mocha', 'tape', 'tap', 'node'] as const;
+type Runner = (typeof RUNNERS)[number];
+
+/** The segment of a test script that invokes a known runner, and the arguments after it. */
+function runnerInScript(script: string): { runner: Runner; args: string[] } | undefined {
+  for (const segment of script.split(/&&|\|\||;/)) {
+    const words = segment.trim().split(/\s+/);
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i].replace(/^.*\/node_modules\/\.bin\//, '');
+      if (w === 'node' && words.slice(i + 1).includes('--test'))
+        return { runner: 'node', args: words.slice(i + 1).filter((a) => a !== '--test') };
+      if ((RUNNERS as readonly string[]).includes(w) && w !== 'node')
+        return { runner: w as Runner, args: words.slice(i + 1) };
+    }
+  }
+  return undefined;
+}
+
+/** Drops reporter, output, watch and coverage options: the guess sets its own. */
+function plainArgs(args: string[]): string[] {
+  const out: string[] = [];
+  const withValue = /^(--reporter|-R|--outputFile|--test-reporter|--test-reporter-destination)$/;
+  const drop =
+    /^((--reporter|--outputFile|--test-reporter|--test-reporter-destination)=.*|--json|--watch|--watchAll|--coverage|--ci|run|watch)$/;
+  for (let i = 0; i < args.length; i++) {
+    if (withValue.test(args[i])) i++;
+    else if (!drop.test(args[i])) out.push(args[i]);
+  }
+  return out;
+}
+
+function major(version: string | undefined): number | undefined {
+  const m = /(\d+)/.exec(version ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+function jsInstall(repo: RepoView, dir: string, pkg: Record<string, unknown>): string | null {
+  const deps = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) };
+  if (Object.keys(deps).length === 0) return null;
+  const pm = typeof pkg.packageManager === 'string' ? pkg.packageManager.split('+')[0] : '';
+  const has = (f: string) => repo.files.has(rel(dir, f)) || repo.files.has(f);
+  if (pm.startsWith('pnpm@') || has('pnpm-lock.yaml')) {
+    const lock = repo.read(rel(dir, 'pnpm-lock.yaml')) ?? repo.read('pnpm-lock.yaml') ?? '';
+    const lockMajor = major(/lockfileVersion:\s*'?([\d.]+)/.exec(lock)?.[1]);
+    const guess = lockMajor === 9 ? '9' : lockMajor === 6 ? '8' : lockMajor === 5 ? '7' : '9';
+    const version = pm.startsWith('pnpm@') ? pm.slice(5) : guess;
+    return `npx --yes pnpm@${version} install --frozen-lockfile`;
+  }
+  if (pm.startsWith('yarn@') || has('yarn.lock')) {
+    const version = pm.startsWith('yarn@') ? pm.slice(5) : '1';
+    return (major(version) ?? 1) >= 2
+      ? `npx --yes yarn@${version} install --immutable`
+      : `npx --yes yarn@${version} install --frozen-lockfile`;
+  }
+  if (has('package-lock.json') || has('npm-shrinkwrap.json')) return 'npm ci';
+  return 'npm install';
+}
+
+function jsSuite(
+  repo: RepoView,
+  dir: string,
+  testFiles: string[],
+  notes: string[],
+): { suite: Omit<GuessedSuite, 'name'>; install: string | null } {
+  const pkgText = repo.read(rel(dir, 'package.json')) ?? '{}';
+  let pkg: Record<string, unknown> = {};
+  try {
+    pkg = JSON.parse(pkgText);
+  } catch {
+    notes.push(`${rel(dir, 'package.json')} is not valid JSON; guessed "npm test"`);
+  }
+  const script = ((pkg.scripts as Record<string, string> | undefined)?.test ?? '').trim();
+  const deps = { ...(pkg.devDependencies as object), ...(pkg.dependencies as object) } as Record<
+    string,
+    string
+  >;
+  const found =
+    runnerInScript(script) ??
+    (['vitest', 'jest', 'mocha', 'tap', 'tape'] as const)
+      .filter((r) => r in deps)
+      .map((runner) => ({ runner: runner as Runner, args: [] as string[] }))[0];
+  const language = testFiles.some((f) => languageOf(f) === 'typescript')
+    ? 'typescript'
+    : 'javascript';
+  const test_files = [...new Set(testFiles.map(testRoot))].sort();
+  const base = { language, test_files };
+  const args = found ? plainArgs(found.args).join(' ') : '';
+  const tail = args ? ` ${args}` : '';
+  const where = `${rel(dir, 'package.json')}${script ? ` (test script "${script}")` : ''}`;
+  let suite: Omit<GuessedSuite, 'name'>;
+  switch (found?.runner) {
+    case 'vitest':
+      suite = {
+        ...base,
+        command: inDir(dir, `npx vitest run --reporter=json --outputFile=${RESULT_JSON}${tail}`),
+        format: 'vitest-json',
+        result_file: rel(dir, RESULT_JSON),
+      };
+      break;
+    case 'jest':
+      suite = {
+        ...base,
+        command: inDir(dir, `npx jest --ci --json --outputFile=${RESULT_JSON}${tail}`),
+        format: 'jest-json',
+        result_file: rel(dir, RESULT_JSON),
+      };
+      break;
+    case 'mocha':
+      suite = { ...base, command: inDir(dir, `npx mocha --reporter tap${tail}`), format: 'tap' };
+      break;
+    case 'tap': {
+      const cov = (major(deps.tap) ?? 18) >= 18 ? '--disable-coverage' : '--no-coverage';
+      suite = {
+        ...base,
+        command: inDir(dir, `npx tap --reporter=tap ${cov}${tail}`),
+        format: 'tap',
+      };
+      break;
+    }
+    case 'tape':
+      suite = { ...base, command: inDir(dir, `npx tape${tail}`), format: 'tap' };
+      break;
+    case 'node':
+      suite = {
+        ...base,
+        command: inDir(dir, `node --test --test-reporter=tap${tail}`),
+        format: 'node-tap',
+      };
+      break;
+    default:
+      suite = { ...base, command: inDir(dir, 'npm test'), format: 'exit-code' };
+      notes.push(
+        `no known test runner in ${where}: the suite is "npm test" graded by exit code only (one test); give it a per-test format if you can`,
+      );
+  }
+  if (found) notes.push(`suite from ${where}: runner ${found.runner}, format ${suite.format}`);
+  return { suite, install: jsInstall(repo, dir, pkg) };
+}
+
+const PY_ROOT_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'pytest.ini', 'tox.ini'];
+
+function pySuites(repo: RepoView, testFiles: string[], notes: string[]) {
+  const out: { suite: Omit<GuessedSuite, 'name'>; install: string | null; dir: string }[] = [];
+  const rootOf = (f: string) => {
+    const marked = nearest(repo, f, PY_ROOT_MARKERS);
+    if (marked !== undefined) return marked;
+    const r = testRoot(f);
+    return r.endsWith('/') ? posix.dirname(r.slice(0, -1)).replace(/^\.$/, '') : '';
+  };
+  for (const [dir, files] of groupBy(testFiles, rootOf)) {
+    const text = (f: string) => repo.read(rel(dir, f)) ?? '';
+    const config = ['pyproject.toml', 'setup.cfg', 'tox.ini', 'setup.py']
+      .map(text)
+      .concat(
+        [...repo.files]
+          .filter((f) => /(^|\/)requirements[^/]*\.txt$/.test(f))
+          .map((f) => repo.read(f) ?? ''),
+      )
+      .join('\n');
+    const pytest =
+      repo.files.has(rel(dir, 'pytest.ini')) ||
+      [...repo.files].some((f) => f.endsWith('conftest.py')) ||
+      /pytest/.test(config) ||
+      files.some((f) => /^\s*(import|from) pytest/m.test(repo.read(f) ?? ''));
+    const deps =
+      repo.files.has(rel(dir, 'requirements.txt')) ||
+      repo.files.has(rel(dir, 'pyproject.toml')) ||
+      repo.files.has(rel(dir, 'setup.py'));
+    const py = deps ? '.venv/bin/python' : 'python3';
+    let install: string | null = null;
+    if (deps) {
+      const what = [
+        repo.files.has(rel(dir, 'requirements.txt')) ? '-r requirements.txt' : '',
+        repo.files.has(rel(dir, 'pyproject.toml')) || repo.files.has(rel(dir, 'setup.py'))
+          ? '-e .'
+          : '',
+        pytest ? 'pytest' : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
+      install = inDir(
+        dir,
+        `python3 -m venv .venv && echo .venv/ >> "$(git rev-parse --git-dir)/info/exclude" && ${py} -m pip install -q ${what}`,
+      );
+      notes.push(`Python dependencies installed into a .venv from ${rel(dir, '') || 'the root'}`);
+    }
+    const test_files = [...new Set(files.map(testRoot))].sort();
+    const suite: Omit<GuessedSuite, 'name'> = pytest
+      ? {
+          language: 'python',
+          command: inDir(dir, `${py} -m pytest -p no:cacheprovider -q --junitxml=${RESULT_XML}`),
+          format: 'junit-xml',
+          result_file: rel(dir, RESULT_XML),
+          test_files,
+        }
+      : {
+          language: 'python',
+          command: inDir(dir, `${py} -m unittest -v`),
+          format: 'unittest',
+          test_files,
+        };
+    notes.push(
+      `Python suite in ${dir || 'the root'}: ${pytest ? 'pytest (pytest config, conftest.py or an import of pytest found)' : 'unittest (no sign of pytest)'}`,
+    );
+    out.push({ suite, install, dir });
+  }
+  return out;
+}
+
+/**
+ * Test suites and install command for a PR's test files. JS/TS test files are grouped by their
+ * nearest package.json, Python test files by their nearest project root; one suite per group.
+ */
+export function guessSuites(repo: RepoView, testFiles: string[]): SuiteGuess {
+  const notes: string[] = [];
+  const js = testFiles.filter((f) => ['javascript', 'typescript'].includes(languageOf(f) ?? ''));
+  const py = testFiles.filter((f) => f.endsWith('.py'));
+  if (js.length === 0 && py.length === 0 && repo.files.has('package.json')) js.push('package.json');
+  const suites: GuessedSuite[] = [];
+  const installs: string[] = [];
+  const name = (lang: string, dir: string, i: number) => (i === 0 ? lang : `${lang}-${slug(dir)}`);
+  // Keys in the order task files use.
+  const add = (n: string, s: Omit<GuessedSuite, 'name'>) =>
+    suites.push({
+      name: n,
+      language: s.language,
+      command: s.command,
+      format: s.format,
+      ...(s.result_file ? { result_file: s.result_file } : {}),
+      test_files: s.test_files,
+    });
+  [...groupBy(js, (f) => nearest(repo, f, ['package.json']) ?? '')].forEach(([dir, files], i) => {
+    const g = jsSuite(
+      repo,
+      dir,
+      files.filter((f) => f !== 'package.json'),
+      notes,
+    );
+    add(name('js', dir, i), g.suite);
+    if (g.install) installs.push(dir ? `(${inDir(dir, g.install)})` : g.install);
+  });
+  pySuites(repo, py, notes).forEach((g, i) => {
+    add(name('py', g.dir, i), g.suite);
+    if (g.install) installs.push(g.dir ? `(${g.install})` : g.install);
+  });
+  if (suites.length === 0) notes.push('no test suite could be guessed: write test_suites by hand');
+  if (installs.length) notes.push(`install command guessed: ${installs.join(' && ')}`);
+  return { suites, install_command: installs.length ? installs.join(' && ') : null, notes };
+}
