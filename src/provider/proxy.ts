@@ -39,7 +39,7 @@ export interface ProxyTrial {
   finish(): TrialTelemetry;
 }
 
-export interface Proxy {
+export interface ProviderProxy {
   url: string;
   openTrial(o: TrialOptions): ProxyTrial;
   close(): Promise<void>;
@@ -259,7 +259,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startProxy(opts: { secrets?: string[] } = {}): Promise<Proxy> {
+export async function startProxy(opts: { secrets?: string[] } = {}): Promise<ProviderProxy> {
   const trials = new Map<string, Trial>();
   const quirks = new Map<string, Quirks>();
   const redactSecrets = redactor(opts.secrets ?? []);

@@ -63,6 +63,16 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   });
 }
 
+/** The part of details.proxy these tests read. */
+interface ProxyDetails {
+  upstream: string;
+  tokens: { input: number; output: number; total: number };
+  cost_usd: number | null;
+  temperature_sent: number | null | 'mixed';
+  replay?: Record<string, unknown>;
+  budget_exceeded?: Record<string, unknown>;
+}
+
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
@@ -128,7 +138,7 @@ describe('provider proxy through the CLI and the real Nanocoder', () => {
     expect(recorded).toMatchObject({ status: 'scored', label: 'pass', score: 1 });
     expect(recorded.files_changed).toEqual(['src/truncate.js']);
     expect(recorded.flags).toContain('non_deterministic');
-    const proxy = recorded.details.proxy as Record<string, any>;
+    const proxy = recorded.details.proxy as ProxyDetails;
     expect(proxy).toMatchObject({
       provider: 'standin',
       requests: 4,
@@ -165,10 +175,10 @@ describe('provider proxy through the CLI and the real Nanocoder', () => {
     expect(scripted.requests.length).toBe(before);
     for (const k of ['status', 'label', 'score', 'files_changed', 'exit_kind'] as const)
       expect(replayed[k]).toEqual(recorded[k]);
-    const proxy = replayed.details.proxy as Record<string, any>;
+    const proxy = replayed.details.proxy as ProxyDetails;
     expect(proxy.upstream).toBe('replay');
     expect(proxy.replay).toMatchObject({ recorded_requests: 4, exhausted: false });
-    expect(proxy.tokens).toEqual((recorded.details.proxy as Record<string, any>).tokens);
+    expect(proxy.tokens).toEqual((recorded.details.proxy as ProxyDetails).tokens);
   });
 
   it('a token budget ends the trial as context_window_exceeded, naming the budget', async () => {
@@ -179,8 +189,12 @@ describe('provider proxy through the CLI and the real Nanocoder', () => {
       writeFileSync(cfg, JSON.stringify({ providers: [p] }));
       const budgetDb = path.join(dir, 'budget.sqlite');
       const r = await cli(
-        [...base, '--provider', 'standin', '--model', MODEL, '--providers-config', cfg]
-          .concat(['--token-budget', '10', '--db', budgetDb]),
+        [...base, '--provider', 'standin', '--model', MODEL, '--providers-config', cfg].concat([
+          '--token-budget',
+          '10',
+          '--db',
+          budgetDb,
+        ]),
         withKey,
       );
       outputs.push(r);
@@ -188,7 +202,7 @@ describe('provider proxy through the CLI and the real Nanocoder', () => {
       const t = onlyTrial(budgetDb, JSON.parse(r.stdout).run_id);
       expect(t).toMatchObject({ label: 'context_window_exceeded', exit_kind: 'context_exceeded' });
       expect(t.flags).toContain('budget_exceeded');
-      const proxy = t.details.proxy as Record<string, any>;
+      const proxy = t.details.proxy as ProxyDetails;
       expect(proxy.budget_exceeded).toMatchObject({ budget: 'tokens', limit: 10 });
       expect(proxy.temperature_sent).toBe(0);
       expect(open.seen).toHaveLength(1); // the second request never left the proxy

@@ -14,7 +14,10 @@ const openrouter = {
   base_url: 'https://openrouter.ai/api/v1/',
   api_key_env: 'NB_TEST_OPENROUTER_KEY',
   price_per_million: { input: 1, output: 4 },
-  models: ['a/b', { name: 'o/reasoner', accepts_temperature: false, price_per_million: { input: 3, output: 9 } }],
+  models: [
+    'a/b',
+    { name: 'o/reasoner', accepts_temperature: false, price_per_million: { input: 3, output: 9 } },
+  ],
 };
 
 function errorOf(f: () => unknown): string {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CassetteHeader, loadCassette } from '../../src/provider/cassette.js';
 import {
-  type Proxy,
+  type ProviderProxy,
   type ProxyTrial,
   startProxy,
   type TrialOptions,
@@ -47,7 +47,7 @@ async function chat(t: ProxyTrial, payload: object, key = t.apiKey) {
 }
 
 describe('provider proxy', () => {
-  let proxy: Proxy;
+  let proxy: ProviderProxy;
   const standIns: StandIn[] = [];
   const standIn = async (o: Parameters<typeof startStandIn>[0] = {}) => {
     const s = await startStandIn(o);

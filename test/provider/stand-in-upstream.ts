@@ -93,7 +93,9 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const send = (chunk: object) =>
-      res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...chunk })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', ...chunk })}\n\n`,
+      );
     const delta = (d: object, finish: string | null = null) =>
       send({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
     delta({ role: 'assistant', content: pieces[0] });
