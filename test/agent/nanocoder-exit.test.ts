@@ -6,15 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { classifyNanocoderExit } from '../../src/agent/nanocoder-exit.js';
 import { NanocoderReportSchema, parseNanocoderReport } from '../../src/agent/nanocoder-report.js';
 import type { ExitKind } from '../../src/agent/types.js';
-import { validate } from './json-schema-mini.js';
+import { validateAgainst } from '../helpers/json-schema.js';
 
 const DIR = path.join(import.meta.dirname, '..', 'fixtures', 'nanocoder');
-const jsonSchema = JSON.parse(
-  readFileSync(
-    path.join(import.meta.dirname, '..', '..', 'schemas', 'nanocoder-report.schema.json'),
-    'utf8',
-  ),
-);
 
 function fixture(name: string) {
   const facts = JSON.parse(readFileSync(path.join(DIR, `${name}.json`), 'utf8'));
@@ -132,7 +126,7 @@ describe('the --json report schema (zod and schemas/nanocoder-report.schema.json
     for (const [name, stdout] of captured) {
       const payload = JSON.parse(stdout);
       expect(NanocoderReportSchema.safeParse(payload).success, name).toBe(true);
-      expect(validate(jsonSchema, payload), name).toEqual([]);
+      expect(validateAgainst('nanocoder-report.schema.json', payload), name).toEqual([]);
     }
   });
 
@@ -164,7 +158,7 @@ describe('the --json report schema (zod and schemas/nanocoder-report.schema.json
     it(`both reject: ${what}`, () => {
       const payload = mutate(structuredClone(good));
       expect(NanocoderReportSchema.safeParse(payload).success).toBe(false);
-      expect(validate(jsonSchema, payload)).not.toEqual([]);
+      expect(validateAgainst('nanocoder-report.schema.json', payload)).not.toEqual([]);
     });
   }
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NanocoderAgent } from '../../src/agent/nanocoder.js';
 import { parseScript } from '../../src/provider/script-schema.js';
 import { type ScriptedServer, startScriptedServer } from '../../src/provider/scripted-server.js';
-import { validate } from './json-schema-mini.js';
+import { validateAgainst } from '../helpers/json-schema.js';
 import { makeTrialDirs, trialContext } from './nanocoder-helpers.js';
 
 const MODEL = 'e2e-model';
@@ -37,12 +37,6 @@ const script = parseScript(
     },
   },
   'e2e script',
-);
-const reportSchema = JSON.parse(
-  readFileSync(
-    path.join(import.meta.dirname, '..', '..', 'schemas', 'nanocoder-report.schema.json'),
-    'utf8',
-  ),
 );
 
 /** Alive and not a zombie (PID 1 in a container may never reap orphans). */
@@ -82,7 +76,7 @@ describe('Nanocoder adapter with the real binary', () => {
       expect(r.exitKind).toBe('success');
       expect(r.exitCode).toBe(0);
       expect(readFileSync(path.join(t.workspace, 'hello.txt'), 'utf8')).toBe('hello world\n');
-      expect(validate(reportSchema, JSON.parse(r.stdout))).toEqual([]);
+      expect(validateAgainst('nanocoder-report.schema.json', JSON.parse(r.stdout))).toEqual([]);
       expect(r.report).toMatchObject({ kind: 'success', finalText: 'Fixed the typo.' });
       expect(r.reportedFilesChanged).toEqual(['hello.txt']);
       expect(r.usage?.inputTokens).toBeGreaterThan(0);
