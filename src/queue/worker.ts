@@ -83,7 +83,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     if (data.protocol !== PROTOCOL_VERSION)
       throw new Error(`job protocol ${data.protocol}, this worker speaks ${PROTOCOL_VERSION}`);
     const spec = specOf(data);
-    o.log(`start ${spec.key} (run ${data.runId})`);
+    o.log(`start ${JSON.stringify(spec.key)} (run ${data.runId})`);
     const { agent, endpoints } = await contextFor(data.config);
     const rec = await runTrial(spec, {
       runId: data.runId,
@@ -98,7 +98,9 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     if (rec.artifacts_dir) rmSync(rec.artifacts_dir, { recursive: true, force: true });
     // Interrupted here is not a result: fail the attempt so the trial is run again.
     if (abort.signal.aborted) throw new Error(`worker ${name} stopped during the trial`);
-    o.log(`done ${spec.key}: ${rec.status === 'error' ? `ERROR ${rec.error}` : rec.label}`);
+    o.log(
+      `done ${JSON.stringify(spec.key)}: ${rec.status === 'error' ? `ERROR ${rec.error}` : rec.label}`,
+    );
     o.onDone?.(rec);
     return { record: rec, artifacts };
   };
