@@ -5,6 +5,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
+import { registerAudit } from './audit.js';
 import { registerCi } from './ci.js';
 import { registerCompare } from './compare.js';
 import { registerDataset } from './dataset.js';
@@ -40,6 +41,7 @@ export async function main(
   });
   registerSchemas(program, io);
   registerTask(program, io);
+  registerAudit(program, io);
   registerValidate(program, io, (c) => {
     exitCode = c;
   });

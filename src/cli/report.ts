@@ -1,6 +1,7 @@
 // `nanobench report`: the report of a stored run as markdown (default), HTML or JSON.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { AUDIT_AGREEMENT_REQUIRED, applyAudit } from '../audit/policy.js';
 import { defaultReportInputs } from '../report/inputs.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { buildReport } from '../report/model.js';
@@ -44,7 +45,12 @@ export function registerReport(program: Command, io: Io): void {
             'NO_RUN',
             runId ? `${o.db}: no run "${runId}"` : `${o.db}: no runs stored yet`,
           );
-        const trials = store.trials(run.id);
+        const audit = store.latestAudit();
+        if (audit && audit.agreement < AUDIT_AGREEMENT_REQUIRED)
+          io.stderr.write(
+            `nanobench: the latest Level-4 audit agreed on ${(audit.agreement * 100).toFixed(1)}% (< 90%): hallucinated_api and wrong_abstraction_layer are shown as implementation_error\n`,
+          );
+        const trials = applyAudit(store.trials(run.id), audit?.agreement);
         const report = buildReport(run, trials, defaultReportInputs(run, o.cutoffs));
         if (format === 'md') text = renderMarkdown(report);
         else if (format === 'json')

@@ -1,6 +1,7 @@
 // Markdown report of one stored run, sized for a pull-request comment (GitHub allows 65,536
 // characters): every section is bounded, and the provider matrix, which grows with tasks x models,
 // goes last and is cut to the space left, with a note saying how many rows were left out.
+import { applyAudit } from '../audit/policy.js';
 import type { RunRecord, TrialRecord } from '../store/store.js';
 import {
   ciText,
@@ -228,6 +229,12 @@ export function renderMarkdown(r: Report, budget = MARKDOWN_BUDGET): string {
 }
 
 /** Markdown for a stored run, reading task metadata and cutoffs the default way. */
-export function markdownSummary(run: RunRecord, trials: TrialRecord[]): string {
-  return renderMarkdown(buildReport(run, trials, defaultReportInputs(run)));
+export function markdownSummary(
+  run: RunRecord,
+  trials: TrialRecord[],
+  auditAgreement?: number,
+): string {
+  // Below 90% Level-4 audit agreement both Level-4 labels show as implementation_error.
+  const shown = applyAudit(trials, auditAgreement);
+  return renderMarkdown(buildReport(run, shown, defaultReportInputs(run)));
 }

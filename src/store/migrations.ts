@@ -38,4 +38,16 @@ export const MIGRATIONS: string[] = [
      UNIQUE (run_id, trial_key)
    );
    CREATE INDEX trials_run ON trials(run_id);`,
+  // 2: Level-4 audits (src/audit/). The latest decides whether reports collapse the two
+  // Level-4 labels into implementation_error.
+  `CREATE TABLE audits (
+     id INTEGER PRIMARY KEY,
+     created_at TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     reviewer TEXT NOT NULL,
+     items INTEGER NOT NULL,
+     agreed INTEGER NOT NULL,
+     agreement REAL NOT NULL,
+     details TEXT NOT NULL DEFAULT '{}'
+   );`,
 ];

@@ -45,8 +45,36 @@ export interface RunRecord {
 
 const JSON_COLS = ['files_changed', 'flags', 'details'] as const;
 
+/** Most stored JSON values are empty: skip the parser for those. */
+const parseJson = (s: string): unknown => (s === '[]' ? [] : s === '{}' ? {} : JSON.parse(s));
+
+export type TrialOutcomeRow = Pick<
+  TrialRecord,
+  | 'task_id'
+  | 'provider'
+  | 'model'
+  | 'mode'
+  | 'attempt'
+  | 'status'
+  | 'score'
+  | 'label'
+  | 'flags'
+  | 'error'
+>;
+
+export interface AuditRecord {
+  created_at: string;
+  run_id: string;
+  reviewer: string;
+  items: number;
+  agreed: number;
+  agreement: number;
+  details: Record<string, unknown>;
+}
+
 export class Store {
   private constructor(private readonly db: Database.Database) {}
+  private trialColumns?: string;
 
   static open(path: string): Store {
     mkdirSync(dirname(path), { recursive: true });
@@ -146,6 +174,32 @@ export class Store {
     return info.changes === 1;
   }
 
+  insertAudit(a: AuditRecord): void {
+    this.db
+      .prepare(
+        'INSERT INTO audits (created_at, run_id, reviewer, items, agreed, agreement, details) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        a.created_at,
+        a.run_id,
+        a.reviewer,
+        a.items,
+        a.agreed,
+        a.agreement,
+        JSON.stringify(a.details),
+      );
+  }
+
+  /** The most recent Level-4 audit: the one reports follow. */
+  latestAudit(): AuditRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM audits ORDER BY id DESC LIMIT 1').get() as
+      | (Omit<AuditRecord, 'details'> & { details: string; id: number })
+      | undefined;
+    if (!row) return undefined;
+    const { id: _id, ...rest } = row;
+    return { ...rest, details: JSON.parse(row.details) };
+  }
+
   trialKeys(runId: string): Set<string> {
     const rows = this.db.prepare('SELECT trial_key FROM trials WHERE run_id = ?').all(runId) as {
       trial_key: string;
@@ -154,15 +208,30 @@ export class Store {
   }
 
   trials(runId: string): TrialRecord[] {
+    // Every column but the row id, named in the query: rows then need no `delete` (which
+    // turns V8 objects into slow dictionaries), and a large run loads several times faster.
+    this.trialColumns ??= (this.db.pragma('table_info(trials)') as { name: string }[])
+      .map((c) => c.name)
+      .filter((n) => n !== 'id')
+      .join(', ');
     const rows = this.db
-      .prepare('SELECT * FROM trials WHERE run_id = ? ORDER BY id')
+      .prepare(`SELECT ${this.trialColumns} FROM trials WHERE run_id = ? ORDER BY id`)
       .all(runId) as Record<string, unknown>[];
-    return rows.map((r) => {
-      const out: Record<string, unknown> = { ...r };
-      delete out.id;
-      for (const c of JSON_COLS) out[c] = JSON.parse(r[c] as string);
-      out.timed_out = r.timed_out === 1;
-      return out as unknown as TrialRecord;
-    });
+    for (const r of rows) {
+      for (const c of JSON_COLS) r[c] = parseJson(r[c] as string);
+      r.timed_out = r.timed_out === 1;
+    }
+    return rows as unknown as TrialRecord[];
+  }
+
+  /** What reports and comparisons read, without the telemetry (details, files): light on big runs. */
+  trialOutcomes(runId: string): TrialOutcomeRow[] {
+    const rows = this.db
+      .prepare(
+        'SELECT task_id, provider, model, mode, attempt, status, score, label, flags, error FROM trials WHERE run_id = ? ORDER BY id',
+      )
+      .all(runId) as (Omit<TrialOutcomeRow, 'flags'> & { flags: unknown })[];
+    for (const r of rows) r.flags = parseJson(r.flags as string);
+    return rows as TrialOutcomeRow[];
   }
 }

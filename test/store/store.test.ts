@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/store/migrations.js';
 import { Store, type TrialRecord } from '../../src/store/store.js';
 import { tempDir } from '../helpers/cli.js';
 
@@ -58,7 +59,7 @@ describe('Store', () => {
     again.close();
     const raw = new Database(path);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     raw.close();
   });
 
