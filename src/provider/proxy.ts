@@ -92,6 +92,7 @@ class Trial {
   closed = false;
   private lastHash = '';
   private lastFailed = false;
+  private lastError?: { status: number; message: string; source: Exchange['source'] };
   budgetHit?: BudgetHit;
   diverged = 0;
   exhaustedAt?: number;
@@ -207,8 +208,12 @@ class Trial {
     this.lastFailed = failed;
     if (status === 0) t.addError('no_response');
     else if (status >= 400) t.addError(String(status));
-    else if (facts.error) t.addError('stream_error');
+    else if (facts.error) t.addError('error_in_reply');
     else if (error) t.addError('interrupted');
+    // The last reply is what the agent ended on: neutral evidence for the exit classification.
+    this.lastError = failed
+      ? { status, message: (facts.error ?? error ?? '').slice(0, 300), source: ex.source }
+      : undefined;
     if (status >= 200 && status < 300 && !facts.error) t.addUsage(facts, requestChars);
     const ms = Math.round(totalMs * 100) / 100;
     // Proxy-made replies (budget, replay) are written at once: first byte = whole reply.
@@ -231,6 +236,7 @@ class Trial {
       non_deterministic: nonDeterministic,
       budget: { tokens: o.tokenBudget ?? null, requests: o.requestBudget ?? null },
       ...(this.budgetHit && { budget_exceeded: this.budgetHit }),
+      ...(this.lastError && { last_error: this.lastError }),
       ...(o.record && { cassette: o.record.file }),
     };
     if (o.replay)

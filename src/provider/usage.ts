@@ -37,7 +37,7 @@ type Msg = { content?: unknown; tool_calls?: { function?: { arguments?: string }
 /** What one reply body told us. */
 export interface ReplyFacts {
   usage?: Usage;
-  /** An error object inside a 200 reply (SSE error event). */
+  /** Message of an error object in the reply (an error reply, or an SSE error event). */
   error?: string;
   outputChars: number;
 }
@@ -92,7 +92,9 @@ export function replyFacts(body: string, sse: boolean): ReplyFacts {
   }
   try {
     const obj = JSON.parse(body);
-    return { usage: usageOf(obj), outputChars: generatedChars(obj) };
+    const err = obj?.error;
+    const error = err ? String(err.message ?? err.code ?? 'error') : undefined;
+    return { usage: usageOf(obj), outputChars: generatedChars(obj), ...(error && { error }) };
   } catch {
     return { outputChars: 0 };
   }

@@ -196,7 +196,9 @@ describe('provider proxy', () => {
     expect(first.headers.get('retry-after')).toBe('0');
     expect((await chat(t, body(true))).status).toBe(200);
     await chat(t, body(true, 'a new question')); // not a retry: the previous one succeeded
-    expect(t.finish().details).toMatchObject({ requests: 3, retries: 1, errors: { '429': 1 } });
+    const { details } = t.finish();
+    expect(details).toMatchObject({ requests: 3, retries: 1, errors: { '429': 1 } });
+    expect(details.last_error).toBeUndefined(); // the trial did not end on the error
   });
 
   it("keeps the key: only the upstream sees it; the agent's dummy key is checked", async () => {
@@ -224,6 +226,7 @@ describe('provider proxy', () => {
     expect(s.seen).toHaveLength(1);
     const { details, flags } = t.finish();
     expect(details.budget_exceeded).toEqual({ budget: 'tokens', limit: 10, used: 18 });
+    expect(details.last_error).toMatchObject({ status: 400, source: 'budget' });
     expect(flags).toContain('budget_exceeded');
 
     const t2 = open(s, { requestBudget: 1 });
