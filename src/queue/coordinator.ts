@@ -8,9 +8,9 @@ import type { RunConfig } from '../run/config.js';
 import type { RunPaths } from '../run/paths.js';
 import type { TrialSpec } from '../run/plan.js';
 import type { ExecutorHooks, TrialExecutor } from '../run/runner.js';
-import { UserError } from '../util/errors.js';
 import { unpackArtifacts } from './artifacts.js';
-import { CONNECT_TIMEOUT_MS, connectionFor, redactUrl, withTimeout } from './connection.js';
+import { connectionFor } from './connection.js';
+import { probeRedis } from './probe.js';
 import {
   failedRecord,
   jobData,
@@ -33,22 +33,10 @@ export interface QueueExecutorOptions {
 }
 
 export async function createQueueExecutor(o: QueueExecutorOptions): Promise<TrialExecutor> {
+  await probeRedis(o.url);
   const connection = connectionFor(o.url);
   const queue = new Queue<TrialJobData, TrialJobResult>(QUEUE_NAME, { connection });
-  let lastError = '';
-  queue.on('error', (e) => {
-    lastError = e.message;
-  });
-  try {
-    const client = await withTimeout(queue.client, CONNECT_TIMEOUT_MS, 'connect');
-    await withTimeout(client.ping(), CONNECT_TIMEOUT_MS, 'ping');
-  } catch (e) {
-    await withTimeout(queue.close(), 2_000, 'close').catch(() => {});
-    throw new UserError(
-      'QUEUE_UNREACHABLE',
-      `--queue ${redactUrl(o.url)}: cannot reach Redis (${lastError || (e as Error).message})`,
-    );
-  }
+  queue.on('error', (e) => o.log?.(`queue: ${e.message}`));
   const attempts = o.attempts ?? 3;
   const sweepMs = o.sweepMs ?? 2_000;
 
@@ -65,8 +53,12 @@ export async function createQueueExecutor(o: QueueExecutorOptions): Promise<Tria
         if (!spec || busy.has(id) || hooks.signal.aborted) return;
         busy.add(id);
         try {
-          const job = (await queue.getJob(id)) as Job<TrialJobData, TrialJobResult> | undefined;
-          const state = job ? await job.getState() : 'missing';
+          // State first: a finished job no longer changes, a snapshot taken earlier might.
+          const state = await queue.getJobState(id);
+          const job =
+            state === 'completed' || state === 'failed'
+              ? ((await queue.getJob(id)) as Job<TrialJobData, TrialJobResult> | undefined)
+              : undefined;
           if (state === 'completed' && job) {
             const { record, artifacts } = job.returnvalue;
             const dir = o.paths.artifacts(o.runId, spec.key);
@@ -74,7 +66,7 @@ export async function createQueueExecutor(o: QueueExecutorOptions): Promise<Tria
             hooks.onResult({ ...record, run_id: o.runId, artifacts_dir: dir });
           } else if (state === 'failed' && job) {
             hooks.onResult(failedRecord(o.runId, spec, job.failedReason || 'job failed'));
-          } else if (state === 'missing') {
+          } else if (state === 'unknown') {
             // Removed behind our back (e.g. an operator cleaned Redis): enqueue it again.
             await enqueue([spec]);
             return;

@@ -18,9 +18,9 @@ import type { RunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
 import { runTrial } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
-import { UserError } from '../util/errors.js';
 import { packArtifacts } from './artifacts.js';
-import { CONNECT_TIMEOUT_MS, connectionFor, redactUrl, withTimeout } from './connection.js';
+import { connectionFor } from './connection.js';
+import { probeRedis } from './probe.js';
 import {
   PROTOCOL_VERSION,
   QUEUE_NAME,
@@ -105,6 +105,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     return { record: rec, artifacts };
   };
 
+  await probeRedis(o.url);
   const worker = new Worker<TrialJobData, TrialJobResult>(QUEUE_NAME, processor, {
     connection: connectionFor(o.url),
     concurrency: o.concurrency,
@@ -113,20 +114,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     // A trial whose worker died twice still gets a third chance before it is failed.
     maxStalledCount: 2,
   });
-  let lastError = '';
-  worker.on('error', (e) => {
-    lastError = e.message;
-    o.log(`queue error: ${e.message}`);
-  });
-  try {
-    await withTimeout(worker.waitUntilReady(), CONNECT_TIMEOUT_MS, 'connect');
-  } catch (e) {
-    await withTimeout(worker.close(true), 2_000, 'close').catch(() => {});
-    throw new UserError(
-      'QUEUE_UNREACHABLE',
-      `--queue ${redactUrl(o.url)}: cannot reach Redis (${lastError || (e as Error).message})`,
-    );
-  }
+  worker.on('error', (e) => o.log(`queue error: ${e.message}`));
+  await worker.waitUntilReady();
   o.log(`worker ${name} ready: concurrency ${o.concurrency}, lock ${o.lockMs} ms`);
 
   return {
