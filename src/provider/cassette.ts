@@ -91,6 +91,18 @@ export function expandRequest(prev: Body | undefined, stored: Body): Body {
   return out;
 }
 
+/** Role and tool-call names of each message: a replayed request "diverges" when these differ. */
+export function requestShape(body: unknown): string {
+  const msgs = (body as { messages?: unknown[] })?.messages;
+  if (!Array.isArray(msgs)) return '';
+  return msgs
+    .map((m) => {
+      const x = m as { role?: string; tool_calls?: { function?: { name?: string } }[] };
+      return `${x?.role}${(x?.tool_calls ?? []).map((t) => `:${t?.function?.name}`).join('')}`;
+    })
+    .join(',');
+}
+
 /** Which trial a cassette replays: task, mode, attempt and model (the provider is a label). */
 export function cassetteKey(h: Pick<CassetteHeader, 'task_id' | 'mode' | 'attempt' | 'model'>) {
   return [h.task_id, h.mode, h.attempt, h.model].join('|');

@@ -5,14 +5,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type CassetteHeader, CassetteWriter, type Exchange } from './cassette.js';
+import { type BudgetHit, type Budgets, budgetErrorBody, overBudget } from './budget.js';
+import { type CassetteHeader, CassetteWriter, type Exchange, requestShape } from './cassette.js';
 import { forward, type Quirks, safeUrl, type Upstream } from './forward.js';
 import { errorBody, sendJson } from './scripted-replies.js';
 import { type Price, replyFacts, TrialTally } from './usage.js';
 
 export type { Quirks, Upstream } from './forward.js';
 
-export interface TrialOptions {
+export interface TrialOptions extends Budgets {
   provider: string;
   model: string;
   /** Where requests go; absent when the trial is replayed from a cassette. */
@@ -21,8 +22,6 @@ export interface TrialOptions {
   /** Cassette to record into (written through the proxy's redactor). */
   record?: { file: string; header: CassetteHeader };
   price?: Price;
-  tokenBudget?: number;
-  requestBudget?: number;
 }
 
 /** What a finished trial tells the store: details to keep, flags, and an infra failure if any. */
@@ -45,44 +44,12 @@ export interface ProviderProxy {
   close(): Promise<void>;
 }
 
-interface BudgetHit {
-  budget: 'tokens' | 'requests';
-  limit: number;
-  used: number;
-}
-
 const ROUTE = /^\/trial\/([0-9a-f]+)\/v1\/([a-z/]+?)\/?$/;
 
 /** Redacts every occurrence of the given secrets. */
 export function redactor(secrets: (string | undefined)[]): (s: string) => string {
   const list = secrets.filter((s): s is string => Boolean(s && s.length >= 4));
   return (s) => list.reduce((acc, k) => acc.split(k).join('[REDACTED]'), s);
-}
-
-/** Role and tool-call names of each message: a replayed request "diverges" when these differ. */
-function shape(body: unknown): string {
-  const msgs = (body as { messages?: unknown[] })?.messages;
-  if (!Array.isArray(msgs)) return '';
-  return msgs
-    .map((m) => {
-      const x = m as { role?: string; tool_calls?: { function?: { name?: string } }[] };
-      return `${x?.role}${(x?.tool_calls ?? []).map((t) => `:${t?.function?.name}`).join('')}`;
-    })
-    .join(',');
-}
-
-// Worded like OpenAI's context-length error, which agents (and our exit classifier) recognise.
-function contextError(hit: BudgetHit): string {
-  if (hit.budget === 'tokens')
-    return (
-      `This model's maximum context length is ${hit.limit} tokens. However, your messages ` +
-      `resulted in ${hit.used} tokens. (NanoBench token budget ${hit.limit} exceeded: ` +
-      `${hit.used} tokens used in this trial)`
-    );
-  return (
-    `This model's maximum context length is exceeded. (NanoBench request budget ${hit.limit} ` +
-    `exceeded: this would be request ${hit.used})`
-  );
 }
 
 class Trial {
@@ -109,16 +76,6 @@ class Trial {
       this.tally.temperatureNote = 'the provider is declared with accepts_temperature: false';
   }
 
-  private overBudget(requestNo: number): BudgetHit | undefined {
-    const { tokenBudget, requestBudget } = this.o;
-    if (this.budgetHit) return this.budgetHit;
-    if (requestBudget !== undefined && requestNo > requestBudget)
-      return { budget: 'requests', limit: requestBudget, used: requestNo };
-    if (tokenBudget !== undefined && this.tally.budgetTokens > tokenBudget)
-      return { budget: 'tokens', limit: tokenBudget, used: this.tally.budgetTokens };
-    return undefined;
-  }
-
   async chat(
     req: IncomingMessage,
     res: ServerResponse,
@@ -131,11 +88,11 @@ class Trial {
     // Nanocoder retries silently: the same request again right after an error reply.
     if (hash === this.lastHash && this.lastFailed) this.tally.retries++;
     this.lastHash = hash;
-    const hit = this.overBudget(index + 1);
+    const hit = this.budgetHit ?? overBudget(this.o, index + 1, this.tally.budgetTokens);
     let ex: Exchange;
     if (hit) {
       this.budgetHit ??= hit;
-      const err = errorBody(contextError(hit), 'invalid_request_error', 'context_length_exceeded');
+      const err = budgetErrorBody(hit);
       sendJson(res, 400, err);
       const headers = { 'content-type': 'application/json' };
       const response = { status: 400, headers, body: JSON.stringify(err) };
@@ -188,7 +145,7 @@ class Trial {
       const response = { status: 400, body: msg };
       return { type: 'exchange', index, source: 'replay', request: body, response, total_ms: 0 };
     }
-    if (shape(rec.request) !== shape(body)) this.diverged++;
+    if (requestShape(rec.request) !== requestShape(body)) this.diverged++;
     if (rec.response.status === 0) res.destroy();
     else {
       res.writeHead(rec.response.status, rec.response.headers ?? {});
