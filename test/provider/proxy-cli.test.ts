@@ -103,7 +103,11 @@ describe('provider proxy through the CLI and the real Nanocoder', () => {
 
   beforeAll(async () => {
     scripted = await startScriptedServer([script]);
-    standIn = await startStandIn({ rejectTemperature: true, forwardTo: scripted.url });
+    standIn = await startStandIn({
+      failFirst: 429,
+      rejectTemperature: true,
+      forwardTo: scripted.url,
+    });
     const provider = {
       name: 'standin',
       base_url: standIn.baseUrl,
@@ -127,9 +131,29 @@ describe('provider proxy through the CLI and the real Nanocoder', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`environment variable ${KEY_ENV} is not set`));
     expect(standIn.seen).toHaveLength(0);
+    const store = Store.open(path.join(dir, 'pre.sqlite'));
+    expect(store.listRuns()).toEqual([]); // nothing recorded
+    store.close();
   });
 
-  it('records a trial: key upstream only, temperature refused -> non_deterministic, usage and cost counted', async () => {
+  it('preflight: a bad providers file names file and field; an undeclared provider says how', async () => {
+    const bad = path.join(dir, 'bad-providers.json');
+    writeFileSync(bad, JSON.stringify({ providers: [{ name: 'x', base_url: 'ftp://h' }] }));
+    const pre = path.join(dir, 'pre.sqlite');
+    const r = await cli(
+      [...base, '--provider', 'x', '--model', MODEL, '--providers-config', bad].concat([
+        '--db',
+        pre,
+      ]),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${bad}: field "providers.0.base_url"`);
+    const u = await cli([...base, '--provider', 'openai', '--model', MODEL, '--db', pre]);
+    expect(u.code).toBe(2);
+    expect(u.stderr).toMatch(/provider "openai" is not declared: pass --providers-config FILE/);
+  });
+
+  it('records a trial: key upstream only, temperature refused -> non_deterministic, retries, usage and cost', async () => {
     const r = await cli([...base, ...declared, '--db', db], withKey);
     outputs.push(r);
     expect(r.code, r.stderr).toBe(0);
@@ -141,9 +165,11 @@ describe('provider proxy through the CLI and the real Nanocoder', () => {
     const proxy = recorded.details.proxy as ProxyDetails;
     expect(proxy).toMatchObject({
       provider: 'standin',
-      requests: 4,
-      upstream_requests: 5, // the first one with temperature 0, refused
-      temperature_sent: null,
+      requests: 5, // 4 turns + Nanocoder's silent retry after the 429
+      retries: 1,
+      errors: { '429': 1 },
+      upstream_requests: 6, // + the second one again without temperature 0, refused
+      temperature_sent: 'mixed', // 0 on the request answered 429, none after the refusal
       non_deterministic: true,
       usage_missing: 0,
     });
@@ -177,7 +203,8 @@ describe('provider proxy through the CLI and the real Nanocoder', () => {
       expect(replayed[k]).toEqual(recorded[k]);
     const proxy = replayed.details.proxy as ProxyDetails;
     expect(proxy.upstream).toBe('replay');
-    expect(proxy.replay).toMatchObject({ recorded_requests: 4, exhausted: false });
+    expect(proxy.replay).toMatchObject({ recorded_requests: 5, exhausted: false });
+    expect(proxy).toMatchObject({ retries: 1, errors: { '429': 1 } }); // replayed by turn
     expect(proxy.tokens).toEqual((recorded.details.proxy as ProxyDetails).tokens);
   });
 
