@@ -40,15 +40,14 @@ async function control(ctx: GateContext, agent: Agent): Promise<TrialRecord> {
 const summary = (r: TrialRecord) =>
   r.status === 'error' ? `error (${r.error})` : `${r.score?.toFixed(1)} (${r.label})`;
 
-/** Graded tests of a trial that did (or did not) pass. */
-function graded(r: TrialRecord, passed: boolean): string[] {
+/** Graded tests of a trial (fail_to_pass only, or both lists) that did or did not pass. */
+function graded(r: TrialRecord, passed: boolean, lists: 'f2p' | 'both'): string[] {
   const d = r.details as {
     fail_to_pass?: { id: string; passed: boolean }[];
     pass_to_pass?: { id: string; passed: boolean }[];
   };
-  return [...(d.fail_to_pass ?? []), ...(d.pass_to_pass ?? [])]
-    .filter((t) => t.passed === passed)
-    .map((t) => t.id);
+  const tests = [...(d.fail_to_pass ?? []), ...(lists === 'both' ? (d.pass_to_pass ?? []) : [])];
+  return [...new Set(tests.filter((t) => t.passed === passed).map((t) => t.id))];
 }
 
 export async function controlsGate(ctx: GateContext): Promise<GateOutcome> {
@@ -71,7 +70,7 @@ export async function controlsGate(ctx: GateContext): Promise<GateOutcome> {
   const problems: string[] = [];
   const fixes: string[] = [];
   if (oracle.status !== 'scored' || oracle.score !== 1) {
-    const failing = oracle.status === 'scored' ? graded(oracle, false) : [];
+    const failing = oracle.status === 'scored' ? graded(oracle, false, 'both') : [];
     problems.push(
       `the oracle scored ${summary(oracle)}${failing.length ? `; failing with the golden patch: ${failing.slice(0, 5).join(', ')}` : ''}`,
     );
@@ -80,10 +79,7 @@ export async function controlsGate(ctx: GateContext): Promise<GateOutcome> {
     );
   }
   if (nop.status !== 'scored' || nop.score !== 0) {
-    const leaking =
-      nop.status === 'scored'
-        ? graded(nop, true).filter((id) => ctx.task.fail_to_pass.includes(id))
-        : [];
+    const leaking = nop.status === 'scored' ? graded(nop, true, 'f2p') : [];
     problems.push(
       `nop scored ${summary(nop)}${leaking.length ? `; fail_to_pass tests that pass with no change at all: ${leaking.slice(0, 5).join(', ')}` : ''}`,
     );

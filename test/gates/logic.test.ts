@@ -1,0 +1,99 @@
+// Issue 5: the pure decisions inside the gates (lists, flakiness, runtime, repository matrix).
+import { describe, expect, it } from 'vitest';
+import { unstableTests } from '../../src/gates/flakiness.js';
+import { computedAxes, type RepoFacts } from '../../src/gates/repo-score.js';
+import { runtimeOutcome } from '../../src/gates/runtime.js';
+import { computeLists } from '../../src/gates/verification.js';
+import type { TestResult } from '../../src/verify/types.js';
+
+const outcomes = (o: Record<string, TestResult['outcome']>) =>
+  new Map(Object.entries(o).map(([id, outcome]) => [id, { id, outcome }]));
+
+describe('computeLists', () => {
+  it('fail_to_pass: not passing at base (failed or never reported), passing with the fix', () => {
+    const base = outcomes({ a: 'failed', b: 'passed', c: 'passed', d: 'failed', e: 'skipped' });
+    const golden = outcomes({
+      a: 'passed',
+      b: 'passed',
+      c: 'failed',
+      d: 'failed',
+      e: 'skipped',
+      n: 'passed',
+    });
+    expect(computeLists(base, golden)).toEqual({
+      failToPass: ['a', 'n'],
+      passToPass: ['b'],
+      brokenByGolden: ['c'],
+      stillFailing: ['d'],
+      notPassingAtBase: 3,
+    });
+  });
+
+  it('nothing failing at base means no fail_to_pass', () => {
+    const l = computeLists(outcomes({ a: 'passed' }), outcomes({ a: 'passed' }));
+    expect(l.failToPass).toEqual([]);
+    expect(l.notPassingAtBase).toBe(0);
+  });
+});
+
+describe('unstableTests', () => {
+  it('ignores order, reports tests whose outcome or presence changes', () => {
+    const r1 = outcomes({ a: 'passed', b: 'failed', c: 'passed' });
+    const r2 = outcomes({ c: 'passed', b: 'failed', a: 'passed' });
+    const r3 = outcomes({ b: 'passed', a: 'passed' });
+    expect(unstableTests([r1, r2, r3])).toEqual([
+      { id: 'b', outcomes: ['failed', 'failed', 'passed'] },
+      { id: 'c', outcomes: ['passed', 'passed', 'missing'] },
+    ]);
+    expect(unstableTests([r1, r2, r2])).toEqual([]);
+  });
+});
+
+describe('runtimeOutcome', () => {
+  it('passes under 80% of verifier_sec and suggests a timeout when over', () => {
+    expect(runtimeOutcome(79_000, 100).status).toBe('pass');
+    const over = runtimeOutcome(80_000, 100);
+    expect(over.status).toBe('fail');
+    expect(over.status === 'fail' && over.fix).toMatch(/verifier_sec to at least 200/);
+  });
+});
+
+describe('repository matrix: computed axes', () => {
+  const facts: RepoFacts = {
+    sourceFiles: 120,
+    sourceBytes: 300 * 1024,
+    testFiles: 60,
+    sourceDirs: 9,
+    languages: ['python', 'typescript'],
+    contributors: 7,
+    commits: 40,
+    license: true,
+    shallow: false,
+  };
+  it('scores each axis by its thresholds, 16 points at most', () => {
+    const axes = Object.fromEntries(computedAxes(facts).map((a) => [a.axis, a.points]));
+    expect(axes).toEqual({
+      test_suite: 3,
+      size: 2,
+      module_structure: 2,
+      languages: 2,
+      contributors: 2,
+      history: 0,
+      license: 1,
+    });
+    expect(computedAxes(facts).reduce((n, a) => n + a.max, 0)).toBe(16);
+  });
+  it('a toy repository scores almost nothing', () => {
+    const toy = {
+      ...facts,
+      sourceBytes: 4000,
+      testFiles: 3,
+      sourceDirs: 1,
+      languages: ['javascript'],
+      contributors: 1,
+      commits: 3,
+      license: false,
+    };
+    expect(computedAxes(toy).reduce((n, a) => n + a.points, 0)).toBe(2);
+  });
+});

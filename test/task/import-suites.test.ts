@@ -1,0 +1,170 @@
+// Issue 5: what `task import` guesses about a repository's test suites and install command.
+import { describe, expect, it } from 'vitest';
+import { guessSuites } from '../../src/task/guess-suites.js';
+
+function repo(files: Record<string, string | object>) {
+  const text = Object.fromEntries(
+    Object.entries(files).map(([p, v]) => [p, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
+  return { files: new Set(Object.keys(text)), read: (p: string) => text[p] };
+}
+
+const pkg = (test: string, devDependencies: Record<string, string> = {}, extra = {}) => ({
+  name: 'x',
+  scripts: { test },
+  devDependencies,
+  ...extra,
+});
+
+describe('guessSuites: JavaScript and TypeScript runners', () => {
+  it('jest: JSON report into a result file, npm ci from package-lock.json', () => {
+    const g = guessSuites(
+      repo({ 'package.json': pkg('jest --coverage', { jest: '^29' }), 'package-lock.json': '{}' }),
+      ['src/__tests__/a.test.js'],
+    );
+    expect(g.suites).toEqual([
+      {
+        name: 'js',
+        language: 'javascript',
+        command: 'npx jest --ci --json --outputFile=.nanobench-results.json',
+        format: 'jest-json',
+        result_file: '.nanobench-results.json',
+        test_files: ['src/__tests__/'],
+      },
+    ]);
+    expect(g.install_command).toBe('npm ci');
+  });
+
+  it('vitest with pnpm: the version from packageManager, run mode, JSON reporter', () => {
+    const g = guessSuites(
+      repo({
+        'package.json': pkg(
+          'vitest --reporter=dot',
+          { vitest: '^2' },
+          { packageManager: 'pnpm@9.4.0+sha512.abc' },
+        ),
+        'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
+      }),
+      ['test/a.test.ts'],
+    );
+    expect(g.suites[0]).toMatchObject({
+      language: 'typescript',
+      command: 'npx vitest run --reporter=json --outputFile=.nanobench-results.json',
+      format: 'vitest-json',
+    });
+    expect(g.install_command).toBe('npx --yes pnpm@9.4.0 install --frozen-lockfile');
+  });
+
+  it('pnpm without packageManager: the major version from the lock file', () => {
+    const g = guessSuites(
+      repo({
+        'package.json': pkg('vitest run', { vitest: '1' }),
+        'pnpm-lock.yaml': "lockfileVersion: '6.0'\n",
+      }),
+      ['test/a.test.ts'],
+    );
+    expect(g.install_command).toBe('npx --yes pnpm@8 install --frozen-lockfile');
+  });
+
+  it('mocha keeps its spec arguments and reports TAP; yarn 1 from yarn.lock', () => {
+    const g = guessSuites(
+      repo({
+        'package.json': pkg('mocha --reporter spec "test/**/*.js"', { mocha: '10' }),
+        'yarn.lock': '',
+      }),
+      ['test/a.js'],
+    );
+    expect(g.suites[0]).toMatchObject({
+      command: 'npx mocha --reporter tap "test/**/*.js"',
+      format: 'tap',
+    });
+    expect(g.install_command).toBe('npx --yes yarn@1 install --frozen-lockfile');
+  });
+
+  it('tap: coverage off in the way its major version spells it', () => {
+    const t18 = guessSuites(repo({ 'package.json': pkg('tap', { tap: '^18.6.1' }) }), [
+      'test/a.js',
+    ]);
+    expect(t18.suites[0].command).toBe('npx tap --reporter=tap --disable-coverage');
+    const t16 = guessSuites(repo({ 'package.json': pkg('tap test/*.js', { tap: '16.3.0' }) }), [
+      'test/a.js',
+    ]);
+    expect(t16.suites[0].command).toBe('npx tap --reporter=tap --no-coverage test/*.js');
+    expect(t16.install_command).toBe('npm install');
+  });
+
+  it('node --test: the TAP reporter replaces any other, file arguments kept; no deps, no install', () => {
+    const g = guessSuites(
+      repo({ 'package.json': pkg('node --test --test-reporter=spec test/*.test.js') }),
+      ['test/a.test.js'],
+    );
+    expect(g.suites[0]).toMatchObject({
+      command: 'node --test --test-reporter=tap test/*.test.js',
+      format: 'node-tap',
+      test_files: ['test/'],
+    });
+    expect(g.install_command).toBeNull();
+  });
+
+  it('a package in a subdirectory runs there; its result file is relative to the root', () => {
+    const g = guessSuites(
+      repo({ 'web/package.json': pkg('jest', { jest: '29' }), 'web/package-lock.json': '{}' }),
+      ['web/test/a.test.js'],
+    );
+    expect(g.suites[0]).toMatchObject({
+      command: 'cd web && npx jest --ci --json --outputFile=.nanobench-results.json',
+      result_file: 'web/.nanobench-results.json',
+      test_files: ['web/test/'],
+    });
+    expect(g.install_command).toBe('(cd web && npm ci)');
+  });
+
+  it('an unknown runner falls back to npm test graded by exit code, and says so', () => {
+    const g = guessSuites(repo({ 'package.json': pkg('ava', { ava: '6' }) }), ['test/a.js']);
+    expect(g.suites[0]).toMatchObject({ command: 'npm test', format: 'exit-code' });
+    expect(g.notes.join('\n')).toMatch(/no known test runner/);
+  });
+});
+
+describe('guessSuites: Python', () => {
+  it('unittest when nothing points at pytest', () => {
+    const g = guessSuites(repo({ 'pkg/a.py': '', 'tests/test_a.py': 'import unittest\n' }), [
+      'tests/test_a.py',
+    ]);
+    expect(g.suites).toEqual([
+      {
+        name: 'py',
+        language: 'python',
+        command: 'python3 -m unittest -v',
+        format: 'unittest',
+        test_files: ['tests/'],
+      },
+    ]);
+    expect(g.install_command).toBeNull();
+  });
+
+  it('pytest (JUnit XML) when a test imports it; dependencies go into a .venv', () => {
+    const g = guessSuites(
+      repo({ 'pyproject.toml': '[project]\nname = "x"\n', 'tests/test_a.py': 'import pytest\n' }),
+      ['tests/test_a.py'],
+    );
+    expect(g.suites[0]).toMatchObject({
+      command:
+        '.venv/bin/python -m pytest -p no:cacheprovider -q --junitxml=.nanobench-results.xml',
+      format: 'junit-xml',
+      result_file: '.nanobench-results.xml',
+    });
+    expect(g.install_command).toMatch(/^python3 -m venv \.venv && .*pip install -q -e \. pytest$/);
+  });
+
+  it('a polyglot PR gets one suite per language', () => {
+    const g = guessSuites(
+      repo({ 'web/package.json': pkg('node --test test/'), 'api/tests/test_a.py': '' }),
+      ['web/test/a.test.js', 'api/tests/test_a.py'],
+    );
+    expect(g.suites.map((s) => [s.name, s.command])).toEqual([
+      ['js', 'cd web && node --test --test-reporter=tap test/'],
+      ['py', 'cd api && python3 -m unittest -v'],
+    ]);
+  });
+});
