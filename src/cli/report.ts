@@ -50,12 +50,14 @@ export function registerReport(program: Command, io: Io): void {
           io.stderr.write(
             `nanobench: the latest Level-4 audit agreed on ${(audit.agreement * 100).toFixed(1)}% (< 90%): hallucinated_api and wrong_abstraction_layer are shown as implementation_error\n`,
           );
-        const trials = applyAudit(store.trials(run.id), audit?.agreement);
-        const report = buildReport(run, trials, defaultReportInputs(run, o.cutoffs));
+        // The report reads outcomes only (a light query); JSON adds every trial's telemetry.
+        const outcomes = applyAudit(store.trialOutcomes(run.id), audit?.agreement);
+        const report = buildReport(run, outcomes, defaultReportInputs(run, o.cutoffs));
         if (format === 'md') text = renderMarkdown(report);
-        else if (format === 'json')
+        else if (format === 'json') {
+          const trials = applyAudit(store.trials(run.id), audit?.agreement);
           text = `${JSON.stringify({ ...runView(run, trials), report }, null, 2)}\n`;
-        else {
+        } else {
           // echarts is loaded only for HTML.
           const { renderHtml } = await import('../report/html.js');
           text = renderHtml(report);

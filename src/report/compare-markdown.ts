@@ -25,11 +25,9 @@ export function compareMarkdown(c: Comparison): string {
     c.base.agent === c.candidate.agent ? c.base.agent : `${c.base.agent} → ${c.candidate.agent}`;
   const name = (g: GroupComparison) => mdCell(modelName(g.provider, g.model, agents));
   const lines = [`# NanoBench compare: ${c.base.id} → ${c.candidate.id}`, ''];
-  const headline = c.regressions
-    ? `**${c.regressions} regression${c.regressions > 1 ? 's' : ''}**`
-    : 'no regression';
+  const count = (v: string) => c.groups.filter((g) => g.verdict === v).length;
   lines.push(
-    `Result: ${headline}, ${c.improvements} improvement${c.improvements === 1 ? '' : 's'}. A change counts only when the 95% Wilson intervals of the two pass rates do not overlap; otherwise it is not distinguishable from noise.`,
+    `Result: overall ${verdictText(c.overall)}; per model and mode: ${count('regression')} regression(s), ${count('improvement')} improvement(s), ${count('not distinguishable from noise')} not distinguishable from noise. A change counts only when the 95% Wilson intervals of the two pass rates do not overlap.`,
     '',
   );
   for (const w of c.warnings) lines.push(`> ⚠ ${mdCell(w)}`, '>');
