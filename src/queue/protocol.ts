@@ -41,11 +41,26 @@ export function jobId(runId: string, trialKey: string): string {
   return `t-${createHash('sha256').update(`${runId}\0${trialKey}`).digest('hex').slice(0, 40)}`;
 }
 
+/**
+ * What a worker needs of the run's configuration. Dropped: the queue URL (it may hold a password)
+ * and the facts stored beside the configuration (agent facts, per-task digests and metadata),
+ * which grow with the dataset and would otherwise be copied into every job.
+ */
+function shippedConfig(config: RunConfig): RunConfig {
+  const {
+    queue: _queue,
+    agent_info: _info,
+    task_digests: _digests,
+    task_meta: _meta,
+    full_plan_size: _full,
+    ...shipped
+  } = config as RunConfig & Record<string, unknown>;
+  return shipped as RunConfig;
+}
+
 export function jobData(runId: string, config: RunConfig, spec: TrialSpec): TrialJobData {
   const { task, ...coords } = spec;
-  // The queue URL (possibly with a password) stays with the coordinator.
-  const { queue: _queue, ...shipped } = config;
-  return { protocol: PROTOCOL_VERSION, runId, config: shipped, task, spec: coords };
+  return { protocol: PROTOCOL_VERSION, runId, config: shippedConfig(config), task, spec: coords };
 }
 
 export function specOf(data: TrialJobData): TrialSpec {

@@ -20,12 +20,19 @@ describe('queue protocol', () => {
     expect(jobId('run1', 'k|1')).toMatch(/^t-[0-9a-f]{40}$/);
   });
 
-  it('a job carries the task and the config, but never the queue URL', () => {
+  it('a job carries the task and the config, but not the queue URL nor the stored extras', () => {
     const tasks = loadDataset(EXAMPLES);
     const [spec] = planTrials(tasks, 'oracle', [{ provider: 'none', model: 'none' }], ['hinted']);
-    const config = { agent: 'oracle', queue: 'redis://:secret@host:6379' } as unknown as RunConfig;
+    const config = {
+      agent: 'oracle',
+      cwd: '/here',
+      queue: 'redis://:secret@host:6379',
+      task_meta: { big: 'per-task facts' },
+      task_digests: { t: 'x' },
+    } as unknown as RunConfig;
     const data = jobData('run1', config, spec);
     expect(JSON.stringify(data)).not.toContain('secret');
+    expect(data.config).toEqual({ agent: 'oracle', cwd: '/here' });
     expect(data.task.task.task_id).toBe(spec.task.task.task_id);
     expect(JSON.parse(JSON.stringify(data)).spec).toEqual({
       key: spec.key,
