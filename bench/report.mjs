@@ -132,16 +132,22 @@ try {
   );
 
   const timings = {};
+  // Wall time, and CPU time of this process: on a shared machine the CPU figure is the stable one.
+  const cpu = {};
+  const cpuMs = (c) => {
+    const d = process.cpuUsage(c);
+    return (d.user + d.system) / 1000;
+  };
   const time = (name, f) => {
-    const t = process.hrtime.bigint();
+    const [t, c] = [process.hrtime.bigint(), process.cpuUsage()];
     const out = f();
-    timings[name] = ms(t);
+    [timings[name], cpu[name]] = [ms(t), cpuMs(c)];
     return out;
   };
   const timeAsync = async (name, f) => {
-    const t = process.hrtime.bigint();
+    const [t, c] = [process.hrtime.bigint(), process.cpuUsage()];
     const out = await f();
-    timings[name] = ms(t);
+    [timings[name], cpu[name]] = [ms(t), cpuMs(c)];
     return out;
   };
   const s = Store.open(db);
@@ -161,20 +167,30 @@ try {
     JSON.stringify({ ...runView(stored, full), report }, null, 2),
   );
   s.close();
+  console.log(`  ${'step'.padEnd(32)} ${'wall'.padStart(9)} ${'cpu'.padStart(9)}`);
   for (const [k, v] of Object.entries(timings))
-    console.log(`  ${k.padEnd(32)} ${fmt(v).padStart(7)} ms`);
-  const total = (...keys) => fmt(keys.reduce((a, k) => a + timings[k], timings['load run']));
-  const outcomesKeys = ['load outcomes (md, html)', 'build report'];
-  console.log('report from the store, end to end:');
-  console.log(
-    `  md   ${total(...outcomesKeys, 'render md').padStart(7)} ms  (${fmt(md.length)} chars)`,
-  );
-  console.log(
-    `  html ${total(...outcomesKeys, 'import html renderer (echarts)', 'render html').padStart(7)} ms  (${(html.length / 1e6).toFixed(1)} MB)`,
-  );
-  console.log(
-    `  json ${total(...outcomesKeys, 'load full trials (json)', 'render json').padStart(7)} ms  (${fmt(json.length / 1e6)} MB, with every trial's telemetry)`,
-  );
+    console.log(`  ${k.padEnd(32)} ${fmt(v).padStart(6)} ms ${fmt(cpu[k]).padStart(6)} ms`);
+  const total = (m, keys) => fmt(keys.reduce((a, k) => a + m[k], m['load run'])).padStart(6);
+  const steps = {
+    md: ['load outcomes (md, html)', 'build report', 'render md'],
+    html: [
+      'load outcomes (md, html)',
+      'build report',
+      'import html renderer (echarts)',
+      'render html',
+    ],
+    json: ['load outcomes (md, html)', 'build report', 'load full trials (json)', 'render json'],
+  };
+  const size = {
+    md: `${fmt(md.length)} chars`,
+    html: `${(html.length / 1e6).toFixed(1)} MB`,
+    json: `${fmt(json.length / 1e6)} MB, with every trial's telemetry`,
+  };
+  console.log('report from the store, end to end (wall / cpu):');
+  for (const f of ['md', 'html', 'json'])
+    console.log(
+      `  ${f.padEnd(4)} ${total(timings, steps[f])} ms / ${total(cpu, steps[f])} ms  (${size[f]})`,
+    );
   console.log(
     `matrix cells: ${fmt(report.matrix.length)}; peak RSS: ${fmt(process.resourceUsage().maxRSS / 1024)} MB`,
   );
