@@ -75,7 +75,9 @@ function isEntryPoint(): boolean {
 const isEntry = isEntryPoint();
 if (isEntry) {
   main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
+    // Exit only once stdout has drained: on a pipe, writes are async and process.exit would cut
+    // a large --json document short.
+    (code) => process.stdout.write('', () => process.exit(code)),
     (e) => {
       process.stderr.write(`nanobench: internal error: ${(e as Error).stack ?? e}\n`);
       process.exit(70);

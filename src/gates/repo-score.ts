@@ -148,11 +148,11 @@ export async function repoScoreGate(ctx: GateContext): Promise<GateOutcome> {
   if (total >= REPO_SCORE_REQUIRED)
     return pass(`${t.repo} scores ${total}/${REPO_SCORE_MAX} (${summary})`, details);
   const record = missing.length
-    ? `the maintainer axes ${missing.join(', ')} are not recorded: add them under repos["${t.repo}"] in ${ctx.datasetDir}/dataset.json. `
-    : '';
+    ? `the maintainer axes ${missing.join(', ')} are not recorded: add them under repos["${t.repo}"] in ${ctx.datasetDir}/dataset.json. If the score stays below ${REPO_SCORE_REQUIRED}, the`
+    : 'The';
   return fail(
     `${t.repo} scores ${total}/${REPO_SCORE_MAX}, below the required ${REPO_SCORE_REQUIRED} (${summary})`,
-    `${record}Otherwise the repository is too small, too young or too thinly tested for the benchmark: take tasks from a repository that scores at least ${REPO_SCORE_REQUIRED} (axes: docs/CONTRIBUTING-TASKS.md)`,
+    `${record} repository is too small, too young or too thinly tested for the benchmark: take tasks from one that scores at least ${REPO_SCORE_REQUIRED} (axes: docs/CONTRIBUTING-TASKS.md)`,
     details,
   );
 }

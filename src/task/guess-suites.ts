@@ -127,8 +127,10 @@ function jsSuite(
     string,
     string
   >;
+  const inScript = runnerInScript(script);
+  const fromScript = inScript !== undefined;
   const found =
-    runnerInScript(script) ??
+    inScript ??
     (['vitest', 'jest', 'mocha', 'tap', 'tape'] as const)
       .filter((r) => r in deps)
       .map((runner) => ({ runner: runner as Runner, args: [] as string[] }))[0];
@@ -186,7 +188,10 @@ function jsSuite(
         `no known test runner in ${where}: the suite is "npm test" graded by exit code only (one test); give it a per-test format if you can`,
       );
   }
-  if (found) notes.push(`suite from ${where}: runner ${found.runner}, format ${suite.format}`);
+  if (found)
+    notes.push(
+      `suite from ${where}: runner ${found.runner}${fromScript ? '' : ' (from the dependencies; the script does not call it directly)'}, format ${suite.format}`,
+    );
   return { suite, install: jsInstall(repo, dir, pkg) };
 }
 
