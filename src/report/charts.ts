@@ -22,6 +22,23 @@ echarts.use([
 const WIDTH = 880;
 const ROW = 26;
 const FONT = { fontFamily: 'system-ui, sans-serif', fontSize: 12, color: '#333' };
+// Server-side text measurement is an estimate, so legend items get generous gaps.
+const LEGEND = { top: 0, textStyle: FONT, itemGap: 28 };
+
+/** Legend rows needed for these names across the chart width (same estimate, with margin). */
+function legendRows(names: string[]): number {
+  let rows = 1;
+  let x = 0;
+  for (const n of names) {
+    const w = 25 + 8 * n.length + LEGEND.itemGap;
+    if (x + w > WIDTH - 40 && x > 0) {
+      rows++;
+      x = 0;
+    }
+    x += w;
+  }
+  return rows;
+}
 export const MODE_COLORS: Record<string, string> = { hinted: '#4e79a7', navigation: '#f28e2b' };
 const LABEL_COLORS: Record<string, string> = {
   pass: '#59a14f',
@@ -126,7 +143,7 @@ export function scoreChart(models: ModelRow[], agent: string): string {
   );
   return render(
     {
-      legend: { top: 0, textStyle: FONT, data: modes },
+      legend: { ...LEGEND, data: modes },
       grid: { left: 270, right: 60, top: 30, bottom: 30 },
       xAxis: { type: 'value', min: 0, max: 100, axisLabel: { ...FONT, formatter: '{value}%' } },
       yAxis: categoryAxis(cats),
@@ -149,16 +166,16 @@ export function taxonomyChart(t: Taxonomy, agent: string): string {
       g.scored ? Math.round(((g.counts[l.label] ?? 0) / g.scored) * 1000) / 10 : 0,
     ),
   }));
-  const legendRows = Math.ceil(t.labels.length / 4);
+  const rows = legendRows(t.labels.map((l) => l.label));
   return render(
     {
-      legend: { top: 0, textStyle: FONT },
-      grid: { left: 270, right: 30, top: 10 + legendRows * 22, bottom: 30 },
+      legend: LEGEND,
+      grid: { left: 270, right: 30, top: 18 + rows * 30, bottom: 30 },
       xAxis: { type: 'value', min: 0, max: 100, axisLabel: { ...FONT, formatter: '{value}%' } },
       yAxis: categoryAxis(cats),
       series,
     },
-    50 + legendRows * 22 + cats.length * ROW,
+    58 + rows * 30 + cats.length * ROW,
   );
 }
 
@@ -191,7 +208,7 @@ export function navigationChart(deltas: NavigationDelta[], agent: string): strin
   );
   return render(
     {
-      legend: { top: 0, textStyle: FONT, data: [bar.name] },
+      legend: { ...LEGEND, data: [bar.name] },
       grid: { left: 270, right: 90, top: 30, bottom: 30 },
       xAxis: {
         type: 'value',

@@ -93,6 +93,8 @@ function navigationSection(r: Report): string[] {
       ['model', 'tasks', 'hinted', 'navigation', 'Δ pass rate [95% CI]', 'Δ mean score', 'finding'],
       rows,
     ),
+    '',
+    'On the tasks each model ran in both modes. Δ interval: Newcombe; a finding needs the two Wilson intervals not to overlap (the stricter test).',
   ];
 }
 
