@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENTS, CLI, ROOT, runJson, tempDir } from '../helpers/cli.js';
 import { startTestRedis, type TestRedis } from '../queue/redis.js';
 
-// Slow enough to kill mid-trial; mixed outcomes (pass, partial, cross-language miss, nothing).
-const AGENT = `command:sleep 1.5; ${['pass.sh', 'partial.sh', 'backend-only.sh'].map((s) => `bash ${join(AGENTS, s)}`).join('; ')}`;
+// Slow enough to kill mid-trial; mixed outcomes (partial fix on one task, nothing elsewhere).
+// One leading script path: a sandboxed command agent sees that file and nothing else of ours.
+const AGENT = `command:${join(AGENTS, 'partial.sh')} && sleep 1.5`;
 const RUN = ['run', 'examples', '--agent', AGENT, '--mode', 'both', '--runs', '1'];
 const TRIALS = 10; // five tasks, two modes, one run
 
@@ -38,10 +39,15 @@ function start(args: string[]): Proc {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-async function until(what: string, cond: () => boolean, ms = 90_000): Promise<void> {
+async function until(
+  what: string,
+  cond: () => boolean,
+  ms = 90_000,
+  logs?: () => string,
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${logs?.() ?? ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -112,7 +118,12 @@ describe('distributed run on BullMQ', () => {
     const dir = tempDir();
     const a = worker(join(dir, 'w'));
     const b = worker(join(dir, 'w'));
-    await until('workers ready', () => /ready/.test(a.stderr()) && /ready/.test(b.stderr()));
+    await until(
+      'workers ready',
+      () => /ready/.test(a.stderr()) && /ready/.test(b.stderr()),
+      30_000,
+      () => a.stderr() + b.stderr(),
+    );
     const db = join(dir, 'dist.sqlite');
     const coord = start([...RUN, '--queue', redis.url, '--db', db, '--json']);
 
@@ -142,7 +153,12 @@ describe('distributed run on BullMQ', () => {
     const dir = tempDir();
     const c = worker(join(dir, 'w'));
     const d = worker(join(dir, 'w'));
-    await until('workers ready', () => /ready/.test(c.stderr()) && /ready/.test(d.stderr()));
+    await until(
+      'workers ready',
+      () => /ready/.test(c.stderr()) && /ready/.test(d.stderr()),
+      30_000,
+      () => c.stderr() + d.stderr(),
+    );
     const db = join(dir, 'dist.sqlite');
     const coord = start([...RUN, '--queue', redis.url, '--db', db]);
     await until('two stored trials', () => storedRows(db).length >= 2);
@@ -153,7 +169,12 @@ describe('distributed run on BullMQ', () => {
 
     // The workers go on without a coordinator; their results wait in Redis.
     const done = () => [...doneKeys(c.stderr()), ...doneKeys(d.stderr())];
-    await until('the workers to finish every trial', () => done().length >= TRIALS);
+    await until(
+      'the workers to finish every trial',
+      () => done().length >= TRIALS,
+      90_000,
+      () => c.stderr() + d.stderr(),
+    );
 
     const out = runJson(['run', '--resume', '--db', db]); // the queue URL is in the run's config
     expect(out.trials).toHaveLength(TRIALS);
