@@ -8,6 +8,7 @@ import type { RunConfig } from '../run/config.js';
 import type { RunPaths } from '../run/paths.js';
 import type { TrialSpec } from '../run/plan.js';
 import type { ExecutorHooks, TrialExecutor } from '../run/runner.js';
+import type { TrialRecord } from '../store/store.js';
 import { unpackArtifacts } from './artifacts.js';
 import { connectionFor } from './connection.js';
 import { probeRedis } from './probe.js';
@@ -46,11 +47,23 @@ export async function createQueueExecutor(o: QueueExecutorOptions): Promise<Tria
       if (outstanding.size === 0) return;
       const busy = new Set<string>();
       let wake: () => void = () => {};
+      // The store refused a result (e.g. a worker from another NanoBench version): stop, loudly,
+      // rather than retry it forever.
+      let fatal: Error | undefined;
+      const store = (rec: TrialRecord) => {
+        try {
+          hooks.onResult(rec);
+        } catch (e) {
+          fatal = new Error(`storing ${rec.trial_key}: ${(e as Error).message}`);
+          wake();
+          throw fatal;
+        }
+      };
 
       // Collect one job if it is finished; safe to call any number of times for the same id.
       const collect = async (id: string): Promise<void> => {
         const spec = outstanding.get(id);
-        if (!spec || busy.has(id) || hooks.signal.aborted) return;
+        if (!spec || busy.has(id) || hooks.signal.aborted || fatal) return;
         busy.add(id);
         try {
           // State first: a finished job no longer changes, a snapshot taken earlier might.
@@ -63,9 +76,9 @@ export async function createQueueExecutor(o: QueueExecutorOptions): Promise<Tria
             const { record, artifacts } = job.returnvalue;
             const dir = o.paths.artifacts(o.runId, spec.key);
             unpackArtifacts(dir, artifacts);
-            hooks.onResult({ ...record, run_id: o.runId, artifacts_dir: dir });
+            store({ ...record, run_id: o.runId, artifacts_dir: dir });
           } else if (state === 'failed' && job) {
-            hooks.onResult(failedRecord(o.runId, spec, job.failedReason || 'job failed'));
+            store(failedRecord(o.runId, spec, job.failedReason || 'job failed'));
           } else if (state === 'unknown') {
             // Removed behind our back (e.g. an operator cleaned Redis): enqueue it again.
             await enqueue([spec]);
@@ -114,12 +127,13 @@ export async function createQueueExecutor(o: QueueExecutorOptions): Promise<Tria
         for (let i = 0; i < pending.length; i += 500) await enqueue(pending.slice(i, i + 500));
         // Jobs finished before we listened (a resumed coordinator) are found here.
         await Promise.all([...outstanding.keys()].map(collect));
-        if (outstanding.size > 0 && !hooks.signal.aborted)
+        if (outstanding.size > 0 && !hooks.signal.aborted && !fatal)
           await new Promise<void>((resolve) => {
             wake = resolve;
           });
         // Let collections already under way finish writing before returning.
         while (busy.size > 0) await new Promise((r) => setTimeout(r, 20));
+        if (fatal) throw fatal;
       } finally {
         clearInterval(sweep);
         hooks.signal.removeEventListener('abort', onAbort);

@@ -116,4 +116,33 @@ describe('queue coordinator', () => {
     }
     expect(await jobCount()).toBe(0); // stored results leave Redis
   });
+
+  it('stops with an error when the store refuses a result, instead of retrying it forever', async () => {
+    const paths = new RunPaths(join(tempDir(), 'r.sqlite'));
+    const executor = await createQueueExecutor({
+      url: redis.url,
+      runId: 'run-2',
+      config,
+      paths,
+      sweepMs: 200,
+    });
+    const worker = new Worker<TrialJobData, TrialJobResult>(
+      QUEUE_NAME,
+      async (job) => ({ record: { trial_key: job.data.spec.key } as TrialRecord, artifacts: {} }),
+      { connection: { url: redis.url, maxRetriesPerRequest: null } },
+    );
+    try {
+      await expect(
+        executor.execute(plan.slice(0, 2), {
+          signal: new AbortController().signal,
+          onResult: () => {
+            throw new Error('disk full');
+          },
+        }),
+      ).rejects.toThrow(/storing .*: disk full/);
+    } finally {
+      await worker.close();
+      await executor.close?.();
+    }
+  });
 });
