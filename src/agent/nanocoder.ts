@@ -1,7 +1,7 @@
 // The Nanocoder adapter: runs `nanocoder --plain --json run <prompt>` headless in the workspace,
 // against exactly one provider that NanoBench controls, and turns its exit into an AgentResult.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
@@ -121,6 +121,21 @@ export function checkEndpoint(baseUrl: string, timeoutMs = 3000): Promise<string
       done(`${host}:${port}: ${e.code ?? e.message}`),
     );
   });
+}
+
+/**
+ * What Nanocoder needs to see inside a sandbox, read-only: its Node runtime (the binary and its
+ * install prefix), its package and the node_modules its dependencies resolve from.
+ */
+export function sandboxPaths(nodePath: string, root: string): string[] {
+  const paths = [nodePath];
+  try {
+    paths.push(path.dirname(path.dirname(realpathSync(nodePath))));
+  } catch {}
+  paths.push(root);
+  for (let d = path.dirname(root); d !== path.dirname(d); d = path.dirname(d))
+    if (path.basename(d) === 'node_modules') paths.push(d); // hoisted dependencies
+  return [...new Set(paths)];
 }
 
 /** The single provider Nanocoder may use, plus the settings NanoBench pins. */
@@ -265,9 +280,13 @@ export class NanocoderAgent implements Agent {
       ...['--provider', ctx.provider, '--model', ctx.model, '--mode', 'yolo'],
       ...['--trust-directory', '--plain', '--json', 'run', ctx.prompt],
     ];
-    const p = await runProcessGroup({
+    const launch = ctx.sandbox?.wrap(node.path, args, sandboxPaths(node.path, build.root)) ?? {
       command: node.path,
       args,
+    };
+    const p = await runProcessGroup({
+      ...launch,
+      tag: ctx.sandbox?.tag,
       cwd: ctx.workspace,
       env,
       timeoutMs: ctx.timeoutSec * 1000,

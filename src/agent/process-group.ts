@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink, stat } from 'node:fs/promises';
 
 export interface GroupRunOptions {
   command: string;
@@ -21,6 +21,8 @@ export interface GroupRunOptions {
   maxOutputBytes?: number;
   stdoutFile?: string;
   stderrFile?: string;
+  /** TAG_VAR value (default: a fresh one); the trial passes its own to sweep stragglers later. */
+  tag?: string;
 }
 
 export const TAG_VAR = 'NANOBENCH_PROCESS_TAG';
@@ -123,6 +125,45 @@ async function killTagged(tag: string, sig: NodeJS.Signals): Promise<void> {
   }
 }
 
+/**
+ * After a trial: kill what survived its agent. Tagged processes, plus (for agents that dropped
+ * the tag, e.g. `env -i setsid ...`) our own user's processes whose working directory lies in
+ * one of `dirs`. Inside bwrap nothing survives (the pid namespace dies with the sandbox); without
+ * a sandbox this is best effort: a process that left both the tag and the workspace can escape.
+ */
+export async function killStragglers(tag: string, dirs: string[]): Promise<number[]> {
+  const uid = process.getuid?.();
+  dirs = dirs.filter((d) => d.startsWith('/') && d.length > 1);
+  const inDirs = async (pid: number): Promise<boolean> => {
+    try {
+      if (uid !== undefined && (await stat(`/proc/${pid}`)).uid !== uid) return false;
+      const cwd = await readlink(`/proc/${pid}/cwd`);
+      return dirs.some((d) => cwd === d || cwd.startsWith(`${d}/`));
+    } catch {
+      return false;
+    }
+  };
+  const killed = new Set<number>();
+  for (let pass = 0; pass < 3; pass++) {
+    const tagged = await findTagged(tag);
+    const pids = (await readdir('/proc').catch(() => [] as string[]))
+      .map(Number)
+      .filter((p) => Number.isInteger(p) && p > 1 && p !== process.pid);
+    const byDir = (await Promise.all(pids.map(async (p) => ((await inDirs(p)) ? p : 0)))).filter(
+      Boolean,
+    );
+    const found = [...new Set([...tagged, ...byDir])];
+    if (found.length === 0) break;
+    for (const pid of found) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        killed.add(pid);
+      } catch {}
+    }
+  }
+  return [...killed];
+}
+
 export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResult> {
   const started = Date.now();
   const cap = o.maxOutputBytes ?? 20 * 1024 * 1024;
@@ -135,7 +176,7 @@ export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResul
   if (o.signal?.aborted)
     return finish({ exitCode: null, signal: null, timedOut: false, aborted: true });
 
-  const tag = randomUUID();
+  const tag = o.tag ?? randomUUID();
   // stdin is /dev/null: the agent must never wait for a human.
   const child = spawn(o.command, o.args, {
     cwd: o.cwd,

@@ -37,6 +37,17 @@ export interface AgentContext {
   /** Extra environment for the agent process (already isolated; never the user's secrets). */
   env?: Record<string, string>;
   signal?: AbortSignal;
+  /** Where the agent's processes run (src/workspace/sandbox/); absent means no isolation. */
+  sandbox?: AgentSandbox;
+}
+
+/** An agent launches every process through wrap(), so it runs isolated and can be found again. */
+export interface AgentSandbox {
+  readonly kind: 'bwrap' | 'none';
+  /** Value of NANOBENCH_PROCESS_TAG for every process of the session (stragglers are found by it). */
+  readonly tag: string;
+  /** argv -> the argv that runs it in the sandbox; `readOnly` paths are made visible read-only. */
+  wrap(command: string, args: string[], readOnly?: string[]): { command: string; args: string[] };
 }
 
 export interface AgentResult {

@@ -49,6 +49,16 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--request-budget <n>', 'per-trial request budget, enforced the same way')
     .option('--shard <i/n>', 'run only slice I of N of the plan (combine with "nanobench merge")')
     .option('--queue <url>', 'enqueue trials on Redis for "nanobench worker"s (redis://HOST:PORT)')
+    .option(
+      '--sandbox <mode>',
+      'auto | bwrap | none: isolate the agent and the test runs (auto: bwrap when it works here)',
+      'auto',
+    )
+    .option(
+      '--integrity <mode>',
+      'off | flag | strict: record integrity flags; strict fails a flagged trial that scored',
+      'flag',
+    )
     .option('--json', 'print one JSON document with every trial on stdout')
     .action(async (datasets: string[], o) => {
       const store = Store.open(o.db);

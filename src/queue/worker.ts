@@ -18,6 +18,9 @@ import type { RunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
 import { runTrial } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
+import { PACKAGE_ROOT } from '../util/package-root.js';
+import { selectSandbox } from '../workspace/sandbox/select.js';
+import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import { packArtifacts } from './artifacts.js';
 import { connectionFor } from './connection.js';
 import { probeRedis } from './probe.js';
@@ -50,6 +53,7 @@ export interface WorkerHandle {
 interface RunContext {
   agent: Agent;
   endpoints: Endpoints;
+  sandbox: SandboxDriver;
 }
 
 export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
@@ -70,7 +74,12 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       ctx = (async () => {
         const agent = await createAgent(config);
         const llm = config.models.some((m) => m.provider !== 'none');
-        return { agent, endpoints: await startEndpoints(config, llm) };
+        // This machine's sandbox, chosen by the run's --sandbox (bwrap must work here too).
+        const sandbox = await selectSandbox(config.sandbox ?? 'auto', {
+          protectedPaths: [PACKAGE_ROOT, workDir, ...config.datasets],
+          warn: o.log,
+        });
+        return { agent, endpoints: await startEndpoints(config, llm), sandbox };
       })();
       ctx.catch(() => contexts.delete(key)); // a broken build may be fixed; try again next job
       contexts.set(key, ctx);
@@ -84,7 +93,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       throw new Error(`job protocol ${data.protocol}, this worker speaks ${PROTOCOL_VERSION}`);
     const spec = specOf(data);
     o.log(`start ${JSON.stringify(spec.key)} (run ${data.runId})`);
-    const { agent, endpoints } = await contextFor(data.config);
+    const { agent, endpoints, sandbox } = await contextFor(data.config);
     const rec = await runTrial(spec, {
       runId: data.runId,
       paths,
@@ -93,6 +102,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       keepWorkspaces: false,
       endpointFor: endpoints.endpointFor,
       signal: abort.signal,
+      sandbox,
+      integrity: data.config.integrity,
     });
     const artifacts = packArtifacts(rec.artifacts_dir);
     if (rec.artifacts_dir) rmSync(rec.artifacts_dir, { recursive: true, force: true });

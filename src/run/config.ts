@@ -3,8 +3,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Mode } from '../agent/types.js';
+import { INTEGRITY_MODES, type IntegrityMode } from '../integrity/flags.js';
 import { DEFAULT_PROVIDERS_FILE } from '../provider/providers-config.js';
 import { UserError } from '../util/errors.js';
+import { SANDBOX_MODES, type SandboxMode } from '../workspace/sandbox/types.js';
 import type { ModelRef } from './plan.js';
 import { parseShard, type Shard } from './shard.js';
 
@@ -39,6 +41,10 @@ export interface RunConfig {
   /** Per-trial budgets enforced by the provider proxy. */
   tokenBudget?: number;
   requestBudget?: number;
+  /** Isolation asked for (absent in runs stored before it existed: auto). */
+  sandbox?: SandboxMode;
+  /** What integrity flags do (absent: flag). */
+  integrity?: IntegrityMode;
 }
 
 export interface RunOptionsInput {
@@ -61,6 +67,8 @@ export interface RunOptionsInput {
   replay?: string;
   tokenBudget?: string;
   requestBudget?: string;
+  sandbox?: string;
+  integrity?: string;
 }
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -135,6 +143,8 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     scripts: o.scripts ? resolve(o.scripts) : undefined,
     shard: o.shard !== undefined ? parseShard(o.shard) : undefined,
     queue: o.queue !== undefined ? parseQueueUrl(o.queue) : undefined,
+    sandbox: oneOf(o.sandbox ?? 'auto', SANDBOX_MODES, '--sandbox'),
+    integrity: oneOf(o.integrity ?? 'flag', INTEGRITY_MODES, '--integrity'),
     ...proxyOptions(agent, o),
   };
 }
@@ -160,6 +170,12 @@ function proxyOptions(agent: string, o: RunOptionsInput) {
     tokenBudget: positiveInt(o.tokenBudget, '--token-budget'),
     requestBudget: positiveInt(o.requestBudget, '--request-budget'),
   };
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UserError('BAD_OPTION', `${flag} must be ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
 }
 
 export function parseQueueUrl(url: string): string {

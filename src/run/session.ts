@@ -9,6 +9,8 @@ import { taskMetaSnapshot } from '../report/task-meta.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import { UserError } from '../util/errors.js';
+import { PACKAGE_ROOT } from '../util/package-root.js';
+import { selectSandbox } from '../workspace/sandbox/select.js';
 import type { RunConfig } from './config.js';
 import type { RunPaths } from './paths.js';
 import { planTrials, type TrialSpec } from './plan.js';
@@ -66,6 +68,15 @@ export async function runSession(
   // A shard may be empty (more shards than trials): it is still recorded, so merge sees it.
   const plan = config.shard ? shardPlan(fullPlan, config.shard) : fullPlan;
   // Everything that can fail on bad input happens before the run is recorded.
+  const sandbox = await selectSandbox(config.sandbox ?? 'auto', {
+    protectedPaths: [
+      PACKAGE_ROOT,
+      paths.root,
+      paths.cacheDir,
+      ...new Set(tasks.map((t) => t.datasetDir)),
+    ],
+    warn: hooks.log,
+  });
   const endpoints = await startEndpoints(
     config,
     config.models.some((m) => m.provider !== 'none'),
@@ -82,6 +93,8 @@ export async function runSession(
         ...config,
         ...(config.queue && { queue: redactUrl(config.queue) }),
         agent_info: agentInfo,
+        sandbox_used: sandbox.kind,
+        ...(sandbox.note && { sandbox_note: sandbox.note }),
         task_digests: taskDigests(tasks),
         ...(config.shard && { full_plan_size: fullPlan.length }),
         // Reports read task metadata from here, not from a dataset that may have moved.
@@ -115,6 +128,8 @@ export async function runSession(
         mirrorDir: config.mirror,
         keepWorkspaces: config.keepWorkspaces,
         endpointFor: endpoints.endpointFor,
+        sandbox,
+        integrity: config.integrity,
       },
       onStart: hooks.onStart,
       onProgress: hooks.onProgress,

@@ -1,18 +1,28 @@
 // One trial, start to finish: provision -> agent -> diff -> verify -> score -> record.
 // Any infrastructure failure becomes a trial with status "error": counted, shown, never scored.
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { buildPrompt } from '../agent/prompt.js';
 import type { Agent, AgentResult } from '../agent/types.js';
+import { auditTrial, guardWorkspace } from '../integrity/audit.js';
+import { applyIntegrity, type IntegrityMode } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import { score } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV } from '../util/git.js';
+import { PACKAGE_ROOT } from '../util/package-root.js';
+import { ctimeMark } from '../verify/fs-tree.js';
+import { restoreInfrastructure } from '../verify/harden.js';
 import { targetOutcome, type Verification, verify } from '../verify/verifier.js';
 import { addedLines, type WorkspaceDiff, workspaceDiff } from '../workspace/diff.js';
 import { provision } from '../workspace/provision.js';
+import { noneDriver } from '../workspace/sandbox/none.js';
+import { withSession } from '../workspace/sandbox/session.js';
+import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import { resolveSource } from '../workspace/source.js';
 import type { RunPaths } from './paths.js';
 import type { TrialSpec } from './plan.js';
@@ -26,6 +36,10 @@ export interface TrialEnv {
   /** OpenAI-compatible endpoint for LLM agents, per trial (the NanoBench provider proxy). */
   endpointFor?: (spec: TrialSpec, trial: { artifactsDir: string }) => TrialEndpoint | undefined;
   signal?: AbortSignal;
+  /** Where the agent and the test suites run (src/workspace/sandbox/); default: no isolation. */
+  sandbox?: SandboxDriver;
+  /** What integrity flags do (src/integrity/flags.ts); default "flag". */
+  integrity?: IntegrityMode;
 }
 
 function symbolAtBase(ws: string, base: string) {
@@ -114,19 +128,40 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     base.details.env_reused = prov.envReused;
 
     endpoint = env.endpointFor?.(spec, { artifactsDir });
-    agentResult = await env.agent.run({
-      task,
-      mode: spec.mode,
-      prompt: buildPrompt(task, spec.mode),
-      workspace: ws,
-      scratchDir: scratch,
-      timeoutSec: task.timeouts.agent_sec,
-      provider: spec.provider,
-      model: spec.model,
-      attempt: spec.attempt,
-      endpoint: endpoint && { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
-      signal: env.signal,
-    });
+    const sandbox = env.sandbox ?? noneDriver();
+    const since = ctimeMark(scratch);
+    const agentRun = await withSession(
+      sandbox,
+      {
+        workspace: ws,
+        home: join(scratch, 'home'),
+        writable: [scratch],
+        endpoint,
+        tag: randomUUID(),
+      },
+      (session) =>
+        env.agent.run({
+          task,
+          mode: spec.mode,
+          prompt: buildPrompt(task, spec.mode),
+          workspace: ws,
+          scratchDir: scratch,
+          timeoutSec: task.timeouts.agent_sec,
+          provider: spec.provider,
+          model: spec.model,
+          attempt: spec.attempt,
+          endpoint: endpoint && { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
+          signal: env.signal,
+          sandbox: session,
+        }),
+    );
+    agentResult = agentRun.value;
+    const sbx = agentRun.report;
+    base.details.sandbox = {
+      kind: sbx.kind,
+      limits: sbx.limits,
+      ...(endpoint && sbx.kind === 'bwrap' && { endpoint_connections: sbx.endpointConnections }),
+    };
     base.exit_kind = agentResult.exitKind;
     base.timed_out = agentResult.timedOut;
     Object.assign(base.details, {
@@ -145,6 +180,8 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     if (agentResult.infraError) throw new InfraError('agent', agentResult.infraError);
     if (telemetry?.infraError) throw new InfraError('proxy', telemetry.infraError);
 
+    // Nothing of the agent runs any more; make the workspace safe for git and file operations.
+    const guard = guardWorkspace(ws, prov.snapshotWs, prov.sourceClone);
     diff = workspaceDiff(ws, prov.baselineTree);
     base.files_changed = diff.files;
     if (agentResult.reportedFilesChanged) {
@@ -153,7 +190,14 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
       if (reported.join('\n') !== diff.files.join('\n')) base.flags.push('files_changed_disagree');
     }
 
-    verification = await verify(ws, prov.baselineTree, task, scratch);
+    const infra = restoreInfrastructure(ws, prov.snapshotWs, task, since);
+    // The suites run the agent's code: in the same sandbox, without the endpoint.
+    const verifyHome = join(scratch, 'verify-home');
+    verification = (
+      await withSession(sandbox, { workspace: ws, home: verifyHome, tag: randomUUID() }, (s) =>
+        verify(ws, prov.baselineTree, task, scratch, s.wrap.bind(s)),
+      )
+    ).value;
     if (task.fail_to_pass.length === 0)
       throw new InfraError(
         'verify',
@@ -208,6 +252,23 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
       })),
       verifier_ms: verification.durationMs,
     });
+    const audit = auditTrial({
+      guard,
+      infra,
+      session: sbx,
+      output: `${agentResult.stdout}\n${agentResult.stderr}`,
+      protectedRoots: [
+        env.paths.root,
+        env.paths.cacheDir,
+        spec.task.datasetDir,
+        PACKAGE_ROOT,
+        homedir(),
+      ],
+      allowed: [ws, scratch, ...sbx.readOnly],
+    });
+    if (env.integrity !== 'off' && Object.keys(audit.evidence).length)
+      base.details.integrity = audit.evidence;
+    applyIntegrity(base, audit.flags, env.integrity ?? 'flag');
   } catch (e) {
     if (!(e instanceof InfraError) && !(e instanceof Error)) throw e;
     base.status = 'error';

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Task, TestSuite } from '../task/schema.js';
 import { testId } from '../task/schema.js';
-import { runShell } from '../util/process.js';
+import { run } from '../util/process.js';
 import { parseSuite } from './parsers/index.js';
 import { restoreTests } from './restore.js';
 import type { TestResult } from './types.js';
@@ -29,6 +29,9 @@ export interface Verification {
   durationMs: number;
 }
 
+/** Runs a command somewhere else (a sandbox); identity when absent. */
+export type Wrap = (command: string, args: string[]) => { command: string; args: string[] };
+
 /** Environment for test runs: nothing from the agent's or the user's shell leaks in. */
 export function cleanTestEnv(home: string): NodeJS.ProcessEnv {
   return {
@@ -47,11 +50,16 @@ export async function runSuite(
   suite: TestSuite,
   timeoutSec: number,
   home: string,
+  wrap?: Wrap,
 ): Promise<SuiteRun> {
   // A stale or agent-written result file must never be read as this run's result.
   const resultPath = suite.result_file ? join(ws, suite.result_file) : undefined;
   if (resultPath) rmSync(resultPath, { force: true });
-  const r = await runShell(suite.command, {
+  const sh = wrap?.('/bin/sh', ['-c', suite.command]) ?? {
+    command: '/bin/sh',
+    args: ['-c', suite.command],
+  };
+  const r = await run(sh.command, sh.args, {
     cwd: ws,
     env: cleanTestEnv(home),
     timeoutMs: timeoutSec * 1000,
@@ -87,16 +95,20 @@ export async function verify(
   baselineTree: string,
   task: Task,
   scratchDir: string,
+  wrap?: Wrap,
 ): Promise<Verification> {
   const started = Date.now();
   await restoreTests(ws, baselineTree, task);
+  // Always a fresh HOME: the agent could write into the scratch directory (user-site hooks,
+  // ~/.npmrc) before the tests run with it.
   const home = join(scratchDir, 'verify-home');
+  rmSync(home, { recursive: true, force: true });
   mkdirSync(home, { recursive: true });
   const suites: SuiteRun[] = [];
   // Suites share the verifier timeout budget.
   for (const suite of task.test_suites) {
     const left = Math.max(1, task.timeouts.verifier_sec - (Date.now() - started) / 1000);
-    suites.push(await runSuite(ws, suite, left, home));
+    suites.push(await runSuite(ws, suite, left, home, wrap));
   }
   const outcomes = new Map<string, TestResult>();
   for (const s of suites) for (const t of s.tests) outcomes.set(testId(s.name, t.id), t);

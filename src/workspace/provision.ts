@@ -25,6 +25,10 @@ export interface ProvisionResult {
   baselineTree: string;
   /** True when the environment snapshot already existed (install not re-run). */
   envReused: boolean;
+  /** The pristine workspace the trial's copy was made from (hardening compares against it). */
+  snapshotWs: string;
+  /** NanoBench's private clone of the repository (all history; never shown to an agent). */
+  sourceClone: string;
 }
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
@@ -169,5 +173,11 @@ export async function provision(
   const clone = ensureSourceClone(cacheDir, task, source);
   const snap = await ensureSnapshot(cacheDir, task, clone);
   materialize(snap, workspace);
-  return { workspace, baselineTree: snap.baselineTree, envReused: snap.reused };
+  return {
+    workspace,
+    baselineTree: snap.baselineTree,
+    envReused: snap.reused,
+    snapshotWs: join(snap.dir, 'ws'),
+    sourceClone: clone,
+  };
 }

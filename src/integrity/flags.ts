@@ -1,0 +1,39 @@
+// Integrity flags: what an agent touched that it should not have. They are recorded on the trial
+// (--integrity flag, the default), dropped (off), or turn a rewarded trial into a failure
+// (strict). Hardening happens in every mode: a flag says the agent tried, not that it got paid.
+import type { TrialRecord } from '../store/store.js';
+
+export const INTEGRITY_MODES = ['off', 'flag', 'strict'] as const;
+export type IntegrityMode = (typeof INTEGRITY_MODES)[number];
+
+export const INTEGRITY_FLAGS = {
+  touched_tests: 'changed test files (restored before verifying)',
+  touched_test_infra: 'changed test infrastructure (restored before verifying)',
+  touched_git_internals: 'changed .git control files or brought in commits past base_commit',
+  escaped_workspace: 'wrote, linked or named paths outside the workspace',
+  network_blocked: 'tried to reach the network (blocked by the sandbox)',
+  wrote_result_file: "wrote the suite's result file (deleted before the suites ran)",
+} as const;
+export type IntegrityFlag = keyof typeof INTEGRITY_FLAGS;
+
+/** The label a strict run gives a flagged trial that earned something. */
+export const STRICT_LABEL = 'integrity_violation';
+
+/**
+ * The strict rule: a scored trial with a positive score and at least one integrity flag gets
+ * score 0 and label `integrity_violation`; its original label and score and the flags that
+ * decided it are kept in details.integrity.strict. Confidence level and tests stay as measured.
+ */
+export function applyIntegrity(rec: TrialRecord, flags: IntegrityFlag[], mode: IntegrityMode) {
+  if (mode === 'off') return;
+  rec.flags.push(...flags);
+  if (mode !== 'strict' || rec.status !== 'scored' || !rec.score || flags.length === 0) return;
+  const reason = flags.map((f) => `${f}: ${INTEGRITY_FLAGS[f]}`).join('; ');
+  rec.details.integrity = {
+    ...(rec.details.integrity as object),
+    strict: { original_label: rec.label, original_score: rec.score, reason },
+  };
+  rec.label = STRICT_LABEL;
+  rec.score = 0;
+  rec.flags.push('integrity_strict_failed');
+}

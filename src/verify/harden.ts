@@ -1,0 +1,170 @@
+// Verification hardening: what runs between the agent and the tests. Two steps:
+//   sanitizeWorkspace   before the diff: only plain files NanoBench can read safely (no escaping
+//                       symlinks, no FIFOs, nothing unreadable);
+//   restoreInfrastructure before verifying: test infrastructure back to the env snapshot
+//                       (runner configs, package.json test fields, lockfiles, conftest.py,
+//                       site hooks, installed dependencies, modules that shadow the stdlib).
+// The test files themselves are restored by restore.ts. Comparisons are with the snapshot on
+// disk; whatever the agent changed is reported so the integrity audit can flag it.
+import { chmodSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Task } from '../task/schema.js';
+import { mergePackageJson, mergeTestSections } from './config-merge.js';
+import { lstatOrNull, restoreEntry, sameEntry, walk } from './fs-tree.js';
+import { commandFiles, DEPENDENCY_DIRS, infraKind } from './infra.js';
+import { patchPaths, protectedTestPaths } from './restore.js';
+import { protectedModules, shadows } from './shadow.js';
+
+export interface SanitizeReport {
+  /** Symlinks the agent left that point outside the workspace (removed). */
+  escapingSymlinks: string[];
+  /** FIFOs, sockets, devices (removed: reading one would hang or fail the diff). */
+  specialFiles: string[];
+}
+
+export interface InfraReport {
+  /** Test paths (test_files, test_patch paths) the agent changed; restore.ts puts them back. */
+  touchedTests: string[];
+  /** Test infrastructure the agent changed, now back at baseline. */
+  touchedInfra: string[];
+  /** Declared result files the agent wrote (removed before the suites run). */
+  resultFiles: string[];
+}
+
+const pruneGit = (_rel: string, name: string) => name === '.git' || DEPENDENCY_DIRS.has(name);
+
+function escapes(ws: string, rel: string, target: string): boolean {
+  const to = resolve(dirname(join(ws, rel)), target);
+  return to !== ws && !to.startsWith(`${ws}/`);
+}
+
+/** Before the diff: remove escaping symlinks and special files; make everything readable. */
+export function sanitizeWorkspace(ws: string, snapshotWs: string): SanitizeReport {
+  const report: SanitizeReport = { escapingSymlinks: [], specialFiles: [] };
+  ensureOwnerAccess(ws);
+  for (const e of walk(ws, pruneGit)) {
+    const abs = join(ws, e.rel);
+    if (e.type === 'other') {
+      rmSync(abs, { force: true });
+      report.specialFiles.push(e.rel);
+    } else if (e.type === 'symlink') {
+      const target = readlinkSafe(abs);
+      if (target === undefined || !escapes(ws, e.rel, target)) continue;
+      if (sameEntry(abs, join(snapshotWs, e.rel))) continue; // part of the repository at base
+      rmSync(abs, { force: true });
+      report.escapingSymlinks.push(`${e.rel} -> ${target}`);
+    }
+  }
+  return report;
+}
+
+function readlinkSafe(p: string): string | undefined {
+  try {
+    return readlinkSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Owner read/write (and search on directories) everywhere, so git and the walks can read it. */
+function ensureOwnerAccess(ws: string): void {
+  const fix = (abs: string, dir: boolean) => {
+    const st = lstatOrNull(abs);
+    if (!st || st.isSymbolicLink()) return;
+    const need = dir ? 0o700n : 0o600n;
+    if ((st.mode & need) !== need) chmodSync(abs, Number(st.mode & 0o7777n) | Number(need));
+  };
+  fix(ws, true);
+  for (const e of walk(ws, (rel, name) => {
+    fix(join(ws, rel), true); // before walk() reads it
+    return name === '.git';
+  }))
+    if (e.type === 'file') fix(join(ws, e.rel), false);
+}
+
+/**
+ * Dependency directories (node_modules, site-packages) the agent changed since `sinceNs`
+ * (ctime, which no process can set back) are restored from the snapshot as a whole.
+ */
+function restoreDependencies(ws: string, snapshotWs: string, sinceNs: bigint): string[] {
+  const roots = new Set<string>();
+  for (const tree of [ws, snapshotWs])
+    for (const e of walk(tree, (_rel, name) => name === '.git' || DEPENDENCY_DIRS.has(name)))
+      if (e.type === 'dir' && DEPENDENCY_DIRS.has(e.rel.split('/').pop()!)) roots.add(e.rel);
+  const changed: string[] = [];
+  for (const rel of [...roots].sort()) {
+    const now = join(ws, rel);
+    const then = join(snapshotWs, rel);
+    const stNow = lstatOrNull(now);
+    const dirty =
+      !stNow ||
+      !lstatOrNull(then) ||
+      stNow.ctimeNs >= sinceNs ||
+      walk(now).some((e) => {
+        const st = lstatOrNull(join(now, e.rel));
+        return !st || (st.ctimeNs >= sinceNs && !sameEntry(join(now, e.rel), join(then, e.rel)));
+      });
+    if (!dirty || sameEntry(now, then)) continue;
+    restoreEntry(ws, snapshotWs, rel);
+    changed.push(`${rel}/`);
+  }
+  return changed;
+}
+
+/** Before verifying: every piece of test infrastructure back to the snapshot's. */
+export function restoreInfrastructure(
+  ws: string,
+  snapshotWs: string,
+  task: Task,
+  sinceNs: bigint,
+): InfraReport {
+  const touchedTests = protectedTestPaths(task).filter(
+    (p) => !sameEntry(join(ws, p), join(snapshotWs, p)),
+  );
+  const resultFiles: string[] = [];
+  for (const s of task.test_suites) {
+    if (!s.result_file || !lstatOrNull(join(ws, s.result_file))) continue;
+    if (!sameEntry(join(ws, s.result_file), join(snapshotWs, s.result_file)))
+      resultFiles.push(s.result_file);
+    rmSync(join(ws, s.result_file), { recursive: true, force: true });
+  }
+  const touchedInfra = restoreDependencies(ws, snapshotWs, sinceNs);
+  // A file the PR itself changes is source for this task, not infrastructure.
+  const exempt = new Set(patchPaths(task.ground_truth_patch));
+  const isFile = (rel: string) => lstatOrNull(join(snapshotWs, rel))?.isFile() ?? false;
+  const candidates = new Set(commandFiles(task, isFile));
+  const modules = task.test_suites.some((s) => s.language === 'python')
+    ? protectedModules()
+    : new Set<string>();
+  const seen = new Set(walk(snapshotWs, pruneGit).map((e) => e.rel));
+  for (const tree of [ws, snapshotWs])
+    for (const e of walk(tree, pruneGit)) if (infraKind(e.rel)) candidates.add(e.rel);
+  for (const e of walk(ws, pruneGit))
+    if (!seen.has(e.rel) && shadows(e.rel, e.type, ws, modules)) {
+      rmSync(join(ws, e.rel), { recursive: true, force: true });
+      touchedInfra.push(e.rel);
+    }
+  for (const rel of [...candidates].sort()) {
+    if (exempt.has(rel) || sameEntry(join(ws, rel), join(snapshotWs, rel))) continue;
+    if (restoreInfraFile(ws, snapshotWs, rel)) touchedInfra.push(rel);
+  }
+  return { touchedTests, touchedInfra: [...new Set(touchedInfra)].sort(), resultFiles };
+}
+
+/** Restores one infrastructure path; false when only non-test parts of it differ. */
+function restoreInfraFile(ws: string, snapshotWs: string, rel: string): boolean {
+  const kind = infraKind(rel);
+  const now = lstatOrNull(join(ws, rel));
+  const then = lstatOrNull(join(snapshotWs, rel));
+  if ((kind === 'package-json' || kind === 'sections') && now?.isFile() && then?.isFile()) {
+    const agent = readFileSync(join(ws, rel), 'utf8');
+    const base = readFileSync(join(snapshotWs, rel), 'utf8');
+    const merged =
+      kind === 'package-json' ? mergePackageJson(agent, base) : mergeTestSections(agent, base);
+    if (merged === undefined) return false;
+    writeFileSync(join(ws, rel), merged);
+    return true;
+  }
+  restoreEntry(ws, snapshotWs, rel);
+  return true;
+}

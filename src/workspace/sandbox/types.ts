@@ -1,0 +1,45 @@
+// The sandbox contract. A driver prepares sessions; a session is one sandboxed phase of a trial
+// (the agent, or the verifier's test runs) and turns argv into the argv that runs it isolated.
+import type { AgentSandbox } from '../../agent/types.js';
+
+export const SANDBOX_MODES = ['auto', 'bwrap', 'none'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+export type SandboxKind = Exclude<SandboxMode, 'auto'>;
+
+export interface SessionOptions {
+  /** Seen read-write at its real path; the working directory of everything wrapped. */
+  workspace: string;
+  /** HOME inside the session (read-write). */
+  home: string;
+  /** Other directories seen read-write at their real paths (the trial's scratch directory). */
+  writable?: string[];
+  /** The one network destination allowed: an http(s) URL on the loopback interface. */
+  endpoint?: { baseUrl: string };
+  /** Environment tag every process of the session inherits (see agent/process-group.ts). */
+  tag: string;
+}
+
+/** What a session saw, for the integrity audit. */
+export interface SessionReport {
+  kind: SandboxKind;
+  /** Paths the sandboxed processes created outside everything they may write (best effort). */
+  writesOutside: string[];
+  /** Connections the bridge carried to the endpoint. */
+  endpointConnections: number;
+  /** Resource limits applied to every process, as passed to prlimit. */
+  limits: string[];
+  /** The extra read-only paths wrap() was given (the agent's own runtime, package or script). */
+  readOnly: string[];
+}
+
+export interface SandboxSession extends AgentSandbox {
+  /** Stop the endpoint bridge and look at what was left behind. Idempotent. */
+  close(): Promise<SessionReport>;
+}
+
+export interface SandboxDriver {
+  readonly kind: SandboxKind;
+  /** Why this driver was chosen (e.g. why auto fell back to none). */
+  readonly note?: string;
+  open(o: SessionOptions): Promise<SandboxSession>;
+}
