@@ -96,7 +96,7 @@ export class GateContext {
 
   /**
    * The first `n` runs of the suites at base (test_patch applied), one after another in the same
-   * workspace and home directory, as a developer would run them.
+   * workspace, as a developer would run them.
    */
   async baseRuns(n: number): Promise<Verification[]> {
     // Gates run one at a time, so the runs never interleave in the shared workspace.

@@ -1,7 +1,7 @@
 // Gate 4, flakiness: the base state (test_patch applied) gives the same outcome for every test on
 // three consecutive runs (whitepaper §7). Order and timings are ignored; a test that reports in
-// one run and not in another differs. The runs share one workspace and home directory, so tests
-// that depend on state left by an earlier run are caught along with randomness and clocks.
+// one run and not in another differs. The runs share one workspace, so tests that depend on
+// state left by an earlier run are caught along with randomness and clocks.
 import { InfraError } from '../util/errors.js';
 import type { TestResult } from '../verify/types.js';
 import type { GateContext } from './context.js';
@@ -41,7 +41,7 @@ export async function flakinessGate(ctx: GateContext): Promise<GateOutcome> {
     .join('; ');
   return fail(
     `${unstable.length} test(s) changed outcome between ${FLAKINESS_RUNS} consecutive runs at base: ${shown}${unstable.length > 5 ? '; ...' : ''}`,
-    'make these tests deterministic (no randomness, wall clock, network, or state left by an earlier run in HOME, the workspace or /tmp), or drop them from test_patch; a task that is not deterministic before the agent touches it can never be scored',
+    'make these tests deterministic (no randomness, wall clock, network, or state left by an earlier run in the checkout or /tmp), or drop them from test_patch; a task that is not deterministic before the agent touches it can never be scored',
     { unstable },
   );
 }
