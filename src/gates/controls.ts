@@ -75,7 +75,7 @@ export async function controlsGate(ctx: GateContext): Promise<GateOutcome> {
       `the oracle scored ${summary(oracle)}${failing.length ? `; failing with the golden patch: ${failing.slice(0, 5).join(', ')}` : ''}`,
     );
     fixes.push(
-      "the graded tests must pass with the golden patch: re-record fail_to_pass / pass_to_pass (nanobench validate --write); if they are current, the golden patch touches a file the verifier restores (a test path or a suite's test_files): move that change into test_patch or narrow test_files",
+      "the graded tests must pass with the golden patch: re-record fail_to_pass / pass_to_pass (nanobench validate --write); if they are current, the golden patch touches a file the verifier restores before grading (a test path, a suite's test_files, or test infrastructure: runner configs, package.json test fields, lockfiles, conftest.py): move that change into test_patch, narrow test_files, or pick a PR that does not need it",
     );
   }
   if (nop.status !== 'scored' || nop.score !== 0) {
