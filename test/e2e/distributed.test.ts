@@ -95,7 +95,7 @@ describe('distributed run on BullMQ', () => {
   const local = new Map<string, string>();
   const workers: Proc[] = [];
   const worker = (dir: string) => {
-    const w = start(['worker', '--queue', redis.url, '--work-dir', dir, '--lock-ms', '3000']);
+    const w = start(['worker', '--queue', redis.url, '--work-dir', dir, '--lock-ms', '5000']);
     workers.push(w);
     return w;
   };
