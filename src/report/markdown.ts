@@ -2,6 +2,7 @@
 // characters): every section is bounded, and the provider matrix, which grows with tasks x models,
 // goes last and is cut to the space left, with a note saying how many rows were left out.
 import { applyAudit } from '../audit/policy.js';
+import { integrityMarkdown } from '../integrity/report.js';
 import type { RunRecord, TrialRecord } from '../store/store.js';
 import {
   ciText,
@@ -219,6 +220,7 @@ export function matrixMarkdown(
 export function renderMarkdown(r: Report, budget = MARKDOWN_BUDGET): string {
   const sections = [
     header(r),
+    integrityMarkdown(r.integrity, mdCell),
     modelsSection(r),
     navigationSection(r),
     taxonomySection(r),

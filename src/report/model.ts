@@ -1,6 +1,7 @@
 // The report of one stored run, as data. Every output format (markdown, HTML, JSON) renders this
 // one object, so the formats cannot disagree about a number.
 import { type Cutoffs, cutoffFor } from '../config/cutoffs.js';
+import { type IntegritySummary, integritySummary } from '../integrity/report.js';
 import {
   getOrInit,
   joinKey,
@@ -65,6 +66,8 @@ export interface Report {
   };
   /** Infra errors, grouped by message (most frequent first); never inside any rate. */
   errors: { count: number; by_message: { message: string; count: number; example: string }[] };
+  /** Sandbox used and trials with integrity flags (src/integrity/). */
+  integrity: IntegritySummary;
 }
 
 export interface ReportInputs {
@@ -163,5 +166,6 @@ export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: Repor
     matrix,
     contamination: contaminationSummary(matrix, inputs.cutoffs),
     errors: errorSummary(trials),
+    integrity: integritySummary(run.config, trials),
   };
 }

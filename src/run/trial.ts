@@ -190,9 +190,9 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
       if (reported.join('\n') !== diff.files.join('\n')) base.flags.push('files_changed_disagree');
     }
 
-    const infra = restoreInfrastructure(ws, prov.snapshotWs, task, since);
-    // The suites run the agent's code: in the same sandbox, without the endpoint.
     const verifyHome = join(scratch, 'verify-home');
+    const infra = restoreInfrastructure(ws, prov.snapshotWs, task, since, verifyHome);
+    // The suites run the agent's code: in the same sandbox, without the endpoint.
     verification = (
       await withSession(sandbox, { workspace: ws, home: verifyHome, tag: randomUUID() }, (s) =>
         verify(ws, prov.baselineTree, task, scratch, s.wrap.bind(s)),

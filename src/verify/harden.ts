@@ -117,6 +117,8 @@ export function restoreInfrastructure(
   snapshotWs: string,
   task: Task,
   sinceNs: bigint,
+  /** HOME of the test runs: it must not exist yet (the agent could plant user-site hooks). */
+  verifyHome?: string,
 ): InfraReport {
   const touchedTests = protectedTestPaths(task).filter(
     (p) => !sameEntry(join(ws, p), join(snapshotWs, p)),
@@ -129,6 +131,10 @@ export function restoreInfrastructure(
     rmSync(join(ws, s.result_file), { recursive: true, force: true });
   }
   const touchedInfra = restoreDependencies(ws, snapshotWs, sinceNs);
+  if (verifyHome && lstatOrNull(verifyHome)) {
+    rmSync(verifyHome, { recursive: true, force: true });
+    touchedInfra.push(`${verifyHome} (HOME of the test runs)`);
+  }
   // A file the PR itself changes is source for this task, not infrastructure.
   const exempt = new Set(patchPaths(task.ground_truth_patch));
   const isFile = (rel: string) => lstatOrNull(join(snapshotWs, rel))?.isFile() ?? false;
