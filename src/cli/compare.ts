@@ -1,6 +1,7 @@
 // `nanobench compare BASE CANDIDATE`: did the candidate run get better or worse than the base,
 // per provider/model/mode and overall, beyond noise? Each side is a run id in --db, or DB:RUNID.
 import type { Command } from 'commander';
+import { applyAudit } from '../audit/policy.js';
 import { compareMarkdown } from '../report/compare-markdown.js';
 import { resolveTaskMeta } from '../report/task-meta.js';
 import { compareRuns, type RunSide } from '../stats/compare.js';
@@ -41,7 +42,8 @@ function loadSide(ref: string, defaultDb: string): RunSide {
     return {
       id: run.id,
       config: run.config,
-      trials: store.trials(run.id),
+      // Outcomes only (a light query), labelled as that database's reports show them.
+      trials: applyAudit(store.trialOutcomes(run.id), store.latestAudit()?.agreement),
       tiers: Object.fromEntries(Object.entries(meta.tasks).map(([t, m]) => [t, m.tier])),
     };
   } finally {

@@ -9,7 +9,7 @@ const dir = tempDir('nb-compare-');
 const db = join(dir, 'a.sqlite');
 const db2 = join(dir, 'b.sqlite');
 const onTask = ['examples', '--task', 'textkit-001', '--runs', '5', '--concurrency', '2'];
-const passFirst = (n: number) => `command:bash ${join(AGENTS, 'pass-first.sh')} ${n}`;
+const passFirst = (n: number) => `command:${join(AGENTS, 'pass-first.sh')} ${n}`;
 const ids = { oracle: '', nop: '', three: '', two: '', wider: '' };
 
 interface GroupJson {
