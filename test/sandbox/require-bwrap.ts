@@ -1,5 +1,5 @@
-// Sandbox tests need a working bubblewrap. Locally they are skipped without one; in CI (CI set)
-// a missing or broken bwrap fails the run loudly instead: .ci/run installs it.
+// Sandbox tests need a working bubblewrap. Locally they are skipped without one; in CI (CI or
+// NANOBENCH_REQUIRE_BWRAP set, as .ci/run does) a missing or broken bwrap fails loudly instead.
 import { execFileSync } from 'node:child_process';
 
 function bwrapWorks(): string | undefined {
@@ -29,7 +29,7 @@ function bwrapWorks(): string | undefined {
 
 export const BWRAP_PROBLEM = bwrapWorks();
 
-if (BWRAP_PROBLEM && process.env.CI)
+if (BWRAP_PROBLEM && (process.env.CI || process.env.NANOBENCH_REQUIRE_BWRAP))
   throw new Error(`CI: bubblewrap is required for the sandbox tests: ${BWRAP_PROBLEM}`);
 
 /** True when the bwrap tests must be skipped (never in CI: see above). */
