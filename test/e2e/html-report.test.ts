@@ -114,5 +114,8 @@ describe('the HTML report in a browser', () => {
     ]);
     expect(json.trials).toHaveLength(8);
     expect(readFileSync(html, 'utf8')).toContain('<td>scripted/competent</td>');
+    const bad = nanobench(['report', '--db', db, '--format', 'pdf']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--format must be md, html or json/);
   });
 });
