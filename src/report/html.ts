@@ -116,6 +116,27 @@ function contaminationSection(r: Report): string {
   return `<section id="contamination"><h2>Contamination</h2><ul>${items.join('')}</ul><p class="meta">Cutoffs from <code>${esc(c.cutoffs_file ?? '(none)')}</code>.</p></section>`;
 }
 
+const MAX_FLAGGED_ROWS = 500;
+
+function integritySection(r: Report): string {
+  const s = r.integrity;
+  const warn =
+    s.sandbox === 'none'
+      ? '<p class="note"><strong>No sandbox.</strong> Agents ran with <code>--sandbox none</code>: they could read the dataset (golden patches included), the results and the network. Scores from this run are not tamper-proof.</p>'
+      : '';
+  if (!s.flagged.length)
+    return warn ? `<section id="integrity"><h2>Integrity</h2>${warn}</section>` : '';
+  const rows = s.flagged
+    .slice(0, MAX_FLAGGED_ROWS)
+    .map(
+      (t) =>
+        `<tr>${td(esc(t.task_id))}${td(esc(modelName(t.provider, t.model, r.run.agent)))}${td(esc(t.mode))}${num(String(t.attempt))}${td(esc(t.label ?? '—'))}${num(t.score === null ? '—' : String(t.score))}${td(esc(t.flags.join(', ')))}</tr>`,
+    );
+  const more = s.flagged.length - rows.length;
+  return `<section id="integrity"><h2>Integrity</h2>${warn}<p>${s.flagged.length} trial(s) touched what they should not have (integrity mode: ${esc(s.integrity_mode ?? 'flag')}; hardening undid it before grading).</p>
+${tableHtml('integrity-table', ['task', 'model', 'mode', '#', 'label', 'score', 'flags'], rows)}${more ? `<p class="note">${more} more not shown.</p>` : ''}</section>`;
+}
+
 function errorsSection(r: Report): string {
   if (!r.errors.count) return '';
   const rows = r.errors.by_message.map(
@@ -157,6 +178,7 @@ export function renderHtml(r: Report): string {
     ? ` · Nanocoder ${esc(String(info.nanocoder_version))}`
     : '';
   const sections = [
+    integritySection(r),
     modelsSection(r),
     navigationSection(r),
     taxonomySection(r),

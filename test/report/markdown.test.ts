@@ -142,3 +142,21 @@ describe('html', () => {
     expect((html.match(/<svg/g) ?? []).length).toBe(3); // scores, navigation delta, taxonomy
   });
 });
+
+describe('integrity in the report', () => {
+  it('warns about --sandbox none and lists flagged trials, in markdown and HTML', () => {
+    const trials = [
+      ...cell(1, 1),
+      ...cell(0, 1, { attempt: 2, flags: ['escaped_workspace'] }, 'zero_signal'),
+    ];
+    const r = buildReport(run({ sandbox_used: 'none' }), trials, {
+      tasks: { source: 'unavailable', tasks: {}, note: null },
+      cutoffs: null,
+    });
+    expect(r.integrity.flagged).toHaveLength(1);
+    expect(renderMarkdown(r)).toContain('**Warning: no sandbox.**');
+    const html = renderHtml(r);
+    expect(html).toContain('<strong>No sandbox.</strong>');
+    expect(html).toMatch(/<table id="integrity-table">.*escaped_workspace/s);
+  });
+});
