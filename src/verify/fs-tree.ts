@@ -62,7 +62,14 @@ export function walk(root: string, prune: (rel: string, name: string) => boolean
   return out;
 }
 
-/** Same type and same content (file bytes, symlink target, or recursively for directories). */
+/** Interpreter caches: running the tests (as agents do) writes them; they are not a change. */
+const isCache = (name: string) =>
+  name === '__pycache__' || name === '.pytest_cache' || name.endsWith('.pyc');
+
+/**
+ * Same type and same content (file bytes, symlink target, or recursively for directories,
+ * ignoring interpreter caches).
+ */
 export function sameEntry(a: string, b: string): boolean {
   const sa = lstatOrNull(a);
   const sb = lstatOrNull(b);
@@ -77,8 +84,12 @@ export function sameEntry(a: string, b: string): boolean {
       readFileSync(a).equals(readFileSync(b))
     );
   if (ta === 'dir') {
-    const na = readdirSync(a).sort();
-    const nb = readdirSync(b).sort();
+    const na = readdirSync(a)
+      .filter((n) => !isCache(n))
+      .sort();
+    const nb = readdirSync(b)
+      .filter((n) => !isCache(n))
+      .sort();
     return na.join('\0') === nb.join('\0') && na.every((n) => sameEntry(join(a, n), join(b, n)));
   }
   return false;

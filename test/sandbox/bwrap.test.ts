@@ -142,6 +142,23 @@ describe.skipIf(noBwrap)('bwrap sandbox', () => {
     expect(codes).toEqual([0, 0]);
   });
 
+  it('a timeout ends the whole sandbox, background processes included', async () => {
+    const s = await driver.open({ workspace: ws, home, tag: randomUUID() });
+    const w = s.wrap('/bin/sh', ['-c', '(sleep 300 &); sleep 300']);
+    const r = await runProcessGroup({
+      ...w,
+      cwd: ws,
+      env: { PATH: process.env.PATH ?? '' },
+      timeoutMs: 500,
+      killGraceMs: 200,
+      tag: s.tag,
+    });
+    await s.close();
+    expect(r.timedOut).toBe(true);
+    const { findTagged } = await import('../../src/agent/process-group.js');
+    expect(await findTagged(s.tag)).toEqual([]);
+  });
+
   it('limits processes and memory, and leaves no process behind', async () => {
     const s = await driver.open({ workspace: ws, home, tag: randomUUID() });
     const r = await sh(

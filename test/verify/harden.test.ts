@@ -165,6 +165,12 @@ describe('restoreInfrastructure', () => {
     expect(restoreInfrastructure(v.ws, v.snap, task(), v.since).touchedInfra).toEqual([]);
   });
 
+  it('interpreter caches the agent left by running the tests are no change', () => {
+    const w = setup(BASE);
+    w.write('tests/__pycache__/test_a.cpython-311.pyc', 'bytecode');
+    expect(restoreInfrastructure(w.ws, w.snap, task(), w.since).touchedTests).toEqual([]);
+  });
+
   it('leaves alone what the PR itself changes, and reports nothing for a clean workspace', () => {
     const w = setup(BASE);
     expect(restoreInfrastructure(w.ws, w.snap, task(), w.since)).toEqual({
