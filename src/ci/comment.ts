@@ -3,7 +3,9 @@
 // marker lets `ci comment` find and update its own comment instead of adding another.
 // The verdict is the interval-overlap rule (src/stats/wilson.ts): a change counts only when the
 // two 95% Wilson intervals do not overlap, on the tasks both runs ran.
-import { type Interval, type Verdict, verdict, wilson } from '../stats/wilson.js';
+import { type Rate, rateOf, tallyBy } from '../stats/aggregate.js';
+import { compareRuns, type GroupComparison } from '../stats/compare.js';
+import type { Verdict } from '../stats/wilson.js';
 import type { RunRecord, TrialRecord } from '../store/store.js';
 
 export const COMMENT_MARKER = '<!-- nanobench -->';
@@ -13,14 +15,6 @@ export interface CommentSide {
   trials: TrialRecord[];
 }
 
-interface Rate {
-  passed: number;
-  scored: number;
-  errors: number;
-  mean: number | null;
-  ci: Interval;
-}
-
 interface Row {
   group: string;
   candidate: Rate;
@@ -28,59 +22,45 @@ interface Row {
   verdict?: Verdict;
 }
 
-function rate(ts: TrialRecord[]): Rate {
-  const scored = ts.filter((t) => t.status === 'scored');
-  const passed = scored.filter((t) => t.label === 'pass').length;
-  return {
-    passed,
-    scored: scored.length,
-    errors: ts.length - scored.length,
-    mean: scored.length ? scored.reduce((a, t) => a + (t.score ?? 0), 0) / scored.length : null,
-    ci: wilson(passed, scored.length),
-  };
-}
+const groupName = (provider: string, model: string, mode: string | null) =>
+  `${provider === 'none' ? '(no model)' : `${provider}/${model}`} · ${mode ?? 'all'}`;
 
-// Not the agent's name: base and PR differ in the build, not in what the group means.
-const groupOf = (t: TrialRecord) =>
-  `${t.provider === 'none' ? '(no model)' : `${t.provider}/${t.model}`} · ${t.mode}`;
-
-function groupBy(ts: TrialRecord[]): Map<string, TrialRecord[]> {
-  const m = new Map<string, TrialRecord[]>();
-  for (const t of ts) m.set(groupOf(t), [...(m.get(groupOf(t)) ?? []), t]);
-  return new Map([...m].sort((a, b) => a[0].localeCompare(b[0])));
-}
-
-/** Rows per group and overall; with a base, only tasks present in both runs are compared. */
-function rows(allCand: TrialRecord[], allBase?: TrialRecord[]): Row[] {
-  let cand = allCand;
-  let base = allBase;
-  if (allBase) {
-    const inBase = new Set(allBase.map((t) => t.task_id));
-    const inCand = new Set(allCand.map((t) => t.task_id));
-    cand = allCand.filter((t) => inBase.has(t.task_id));
-    base = allBase.filter((t) => inCand.has(t.task_id));
-  }
-  const baseGroups = groupBy(base ?? []);
-  const row = (group: string, c: TrialRecord[], b?: TrialRecord[]): Row => {
-    const r: Row = { group, candidate: rate(c) };
-    if (b) {
-      r.base = rate(b);
-      r.verdict = verdict(r.base.ci, r.candidate.ci);
-    }
-    return r;
-  };
-  const out = [...groupBy(cand)].map(([g, c]) =>
-    row(g, c, base ? (baseGroups.get(g) ?? []) : undefined),
+/** With a base: the same comparison as `nanobench compare` (shared cells only). */
+function comparedRows(cand: CommentSide, base: CommentSide): { rows: Row[]; warnings: string[] } {
+  const c = compareRuns(
+    { id: base.run.id, config: base.run.config, trials: base.trials },
+    { id: cand.run.id, config: cand.run.config, trials: cand.trials },
   );
-  out.push(row('**overall**', cand, base));
-  return out;
+  const row = (g: GroupComparison, name: string): Row => ({
+    group: name,
+    candidate: g.candidate,
+    base: g.base,
+    verdict: g.verdict,
+  });
+  return {
+    rows: [
+      ...c.groups.map((g) => row(g, groupName(g.provider, g.model, g.mode))),
+      row(c.overall, '**overall**'),
+    ],
+    warnings: c.warnings,
+  };
+}
+
+function aloneRows(cand: CommentSide): Row[] {
+  const groups = tallyBy(cand.trials, (t) => groupName(t.provider, t.model, t.mode));
+  return [
+    ...[...groups]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([group, t]) => ({ group, candidate: t.rate() })),
+    { group: '**overall**', candidate: rateOf(cand.trials) },
+  ];
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').replace(/[|`]/g, "'").slice(0, 200);
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 const fmtRate = (r: Rate) =>
-  `${r.passed}/${r.scored} (${r.scored ? pct(r.passed / r.scored) : '—'}), CI ${pct(r.ci.low)}–${pct(r.ci.high)}`;
-const fmtMean = (r: Rate) => (r.mean === null ? '—' : r.mean.toFixed(2));
+  `${r.passed}/${r.scored} (${r.scored ? pct(r.passed / r.scored) : '—'}), CI ${pct(r.ci95.low)}–${pct(r.ci95.high)}`;
+const fmtMean = (r: Rate) => (r.mean_score === null ? '—' : r.mean_score.toFixed(2));
 
 function headline(rs: Row[], hasBase: boolean): string {
   if (!hasBase) return 'no baseline given: pass rates only, no regression verdict';
@@ -125,7 +105,9 @@ function taxonomy(cand: TrialRecord[], base?: TrialRecord[]): string[] {
 }
 
 export function commentBody(candidate: CommentSide, base?: CommentSide): string {
-  const rs = rows(candidate.trials, base?.trials);
+  const { rows: rs, warnings } = base
+    ? comparedRows(candidate, base)
+    : { rows: aloneRows(candidate), warnings: [] };
   const lines = [
     COMMENT_MARKER,
     '### NanoBench',
@@ -137,6 +119,7 @@ export function commentBody(candidate: CommentSide, base?: CommentSide): string 
       : `Run \`${candidate.run.id}\` (${buildOf(candidate.run)})`,
     '',
   ];
+  for (const w of warnings) lines.push(`> ⚠ ${oneLine(w)}`, '');
   if (base) {
     lines.push('| model · mode | base passed | this PR passed | mean (base → PR) | verdict |');
     lines.push('|---|---|---|---|---|');

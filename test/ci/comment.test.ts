@@ -32,6 +32,7 @@ function trials(task: string, labels: string[], model = 'competent'): TrialRecor
         label: label === 'ERR' ? null : label,
         score: label === 'pass' ? 1 : label === 'ERR' ? null : 0,
         error: label === 'ERR' ? 'provision: boom | `x`\nsecond line' : null,
+        flags: [],
       }) as TrialRecord,
   );
 }
