@@ -7,7 +7,7 @@
 // The root of the sandbox is an empty host directory (the "trap", a fresh one per command):
 // bwrap builds its mount points there, and whatever the agent writes outside its allowed
 // directories lands there too, where the integrity audit can see it after the session.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FORWARDER_SOURCE, type HostBridge, loopbackTarget, startHostBridge } from './bridge.js';
@@ -98,7 +98,8 @@ export function writesOutside(trap: string, dests: string[]): string[] {
         found.push(inside);
         continue;
       }
-      const st = statSync(join(trap, inside), { throwIfNoEntry: false });
+      // lstat: a link the agent left must not lead this walk out of the trap.
+      const st = lstatSync(join(trap, inside), { throwIfNoEntry: false });
       if (st?.isDirectory()) walk(inside);
       else if (st?.isFile() && st.size > 0) found.push(inside);
     }
