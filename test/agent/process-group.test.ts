@@ -1,6 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findTagged, runProcessGroup } from '../../src/agent/process-group.js';
+import {
+  findTagged,
+  killStragglers,
+  runProcessGroup,
+  TAG_VAR,
+} from '../../src/agent/process-group.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const alive = (pid: number) => {
@@ -66,6 +74,23 @@ describe('runProcessGroup', () => {
     expect(r.stdout).toMatch(/\[\.\.\. \d+ bytes omitted \.\.\.\]/);
     expect(r.stdout.endsWith('LAST\n')).toBe(true);
     expect(r.stdout.length).toBeLessThan(1000 + 64 * 1024 + 100);
+  });
+
+  it('killStragglers: by tag, and by working directory for those that dropped the tag', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nb-straggle-'));
+    const tagged = spawn('sleep', ['300'], { env: { ...env, [TAG_VAR]: 'tag-1' }, detached: true });
+    const inDir = spawn('sleep', ['300'], { cwd: dir, env, detached: true });
+    const elsewhere = spawn('sleep', ['300'], { cwd: '/', env, detached: true });
+    await new Promise((res) => setTimeout(res, 100));
+    const killed = await killStragglers('tag-1', [dir]);
+    await new Promise((res) => setTimeout(res, 100));
+    expect(killed.sort()).toEqual([tagged.pid, inDir.pid].sort());
+    expect([alive(tagged.pid!), alive(inDir.pid!), alive(elsewhere.pid!)]).toEqual([
+      false,
+      false,
+      true,
+    ]);
+    elsewhere.kill('SIGKILL');
   });
 
   it('reports a binary that cannot start', async () => {

@@ -162,6 +162,7 @@ describe.each(SANDBOXES)('adversarial agents under --sandbox %s earn nothing', (
     });
     expectNothingEarned([t]);
     expect(agentOut(t)).toContain('RESULT in-workspace commits past base: 0');
+    if (sandbox === 'bwrap') expect(agentOut(t)).toContain('RESULT source clone: not found');
   });
 
   it('planting git configuration that would run on the host', () => {
