@@ -66,7 +66,9 @@ export function protectedModules(envPath?: string): Set<string> {
     } catch {
       // no python3 (or < 3.10): the short list covers what test runners import first
     }
-    cached = new Set([...names, ...RUNNERS]);
+    // `test` is CPython's own regression suite, which no runner imports; a project's new
+    // test/ package must not be mistaken for an attack.
+    cached = new Set([...names, ...RUNNERS].filter((n) => n !== 'test'));
   }
   return cached;
 }
