@@ -110,7 +110,7 @@ describe('the attacks work against a naive harness', () => {
       ['python-hooks.sh', 'invoicing-001', { NB_ATTACK: 'usersite' }],
       ['python-hooks.sh', 'invoicing-001-pythonpath', { NB_ATTACK: 'sitecustomize' }],
       ['python-hooks.sh', 'invoicing-001-pytest', { NB_ATTACK: 'conftest' }],
-      ['symlink-escape.sh', 'textkit-001'],
+      ['symlink-escape.sh', 'textkit-001', { NB_ESCAPE_DIR: root }],
     ];
     for (const [script, id, env] of cases) {
       const r = naiveRun(tasks[id], join(ADV, script), env);
@@ -185,7 +185,9 @@ describe.each(SANDBOXES)('adversarial agents under --sandbox %s earn nothing', (
   });
 
   it('keeping the change outside the workspace behind a symlink', () => {
-    const [t] = attack('symlink-escape.sh', ['textkit-001'], sandbox);
+    const [t] = attack('symlink-escape.sh', ['textkit-001'], sandbox, {
+      env: { NB_ESCAPE_DIR: root },
+    });
     expectNothingEarned([t], 'escaped_workspace', false);
   });
 });
