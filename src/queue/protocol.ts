@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Mode } from '../agent/types.js';
 import type { RunConfig } from '../run/config.js';
 import type { TrialSpec } from '../run/plan.js';
+import { emptyRecord } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
 import type { LoadedTask } from '../task/load.js';
 
@@ -69,32 +70,8 @@ export function specOf(data: TrialJobData): TrialSpec {
 
 /** The record stored when a job failed for good (the worker itself broke, not the agent). */
 export function failedRecord(runId: string, spec: TrialSpec, reason: string): TrialRecord {
-  const now = new Date().toISOString();
   return {
-    run_id: runId,
-    trial_key: spec.key,
-    task_id: spec.task.task.task_id,
-    agent: spec.agent,
-    provider: spec.provider,
-    model: spec.model,
-    mode: spec.mode,
-    attempt: spec.attempt,
-    status: 'error',
-    score: null,
-    label: null,
-    confidence_level: null,
-    tests_passed: 0,
-    tests_failed: 0,
-    tests_total: 0,
-    files_changed: [],
-    flags: [],
-    exit_kind: null,
-    timed_out: false,
+    ...emptyRecord(runId, spec, new Date().toISOString(), null),
     error: `worker: ${reason}`,
-    details: {},
-    started_at: now,
-    finished_at: now,
-    duration_ms: 0,
-    artifacts_dir: null,
   };
 }

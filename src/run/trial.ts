@@ -74,16 +74,17 @@ function saveArtifacts(
   }
 }
 
-export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRecord> {
-  const { task } = spec.task;
-  const startedAt = new Date();
-  const ws = env.paths.workspace(env.runId, spec.key);
-  const scratch = env.paths.scratch(env.runId, spec.key);
-  const artifactsDir = env.paths.artifacts(env.runId, spec.key);
-  const base: TrialRecord = {
-    run_id: env.runId,
+/** A trial record with no outcome yet: status "error" until the trial proves otherwise. */
+export function emptyRecord(
+  runId: string,
+  spec: TrialSpec,
+  startedAt: string,
+  artifactsDir: string | null,
+): TrialRecord {
+  return {
+    run_id: runId,
     trial_key: spec.key,
-    task_id: task.task_id,
+    task_id: spec.task.task.task_id,
     agent: spec.agent,
     provider: spec.provider,
     model: spec.model,
@@ -102,11 +103,20 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     timed_out: false,
     error: null,
     details: {},
-    started_at: startedAt.toISOString(),
-    finished_at: '',
+    started_at: startedAt,
+    finished_at: startedAt,
     duration_ms: 0,
     artifacts_dir: artifactsDir,
   };
+}
+
+export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRecord> {
+  const { task } = spec.task;
+  const startedAt = new Date();
+  const ws = env.paths.workspace(env.runId, spec.key);
+  const scratch = env.paths.scratch(env.runId, spec.key);
+  const artifactsDir = env.paths.artifacts(env.runId, spec.key);
+  const base = emptyRecord(env.runId, spec, startedAt.toISOString(), artifactsDir);
   const finish = (rec: TrialRecord): TrialRecord => {
     rec.finished_at = new Date().toISOString();
     rec.duration_ms = Date.now() - startedAt.getTime();
