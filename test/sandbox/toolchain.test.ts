@@ -52,7 +52,7 @@ describe('bwrapArgs', () => {
         hideFiles: ['/etc/shadow'],
         hideDirs: ['/usr/x'],
       },
-      readOnly: ['/opt/agent'],
+      readOnly: ['/opt/agent', '/tmp/checkout/node_modules/agent'],
       writable: ['/s'],
       workspace: '/tmp/r/ws',
       home: '/s/home',
@@ -67,6 +67,11 @@ describe('bwrapArgs', () => {
     // /tmp is private, then the workspace (which may live under /tmp) is bound on top of it.
     expect(s.indexOf('--tmpfs /tmp')).toBeLessThan(s.indexOf('--bind /tmp/r/ws /tmp/r/ws'));
     expect(s.indexOf('--tmpfs /usr/x')).toBeLessThan(s.indexOf('--ro-bind /opt/agent /opt/agent'));
+    // Read-only binds under the host's /tmp (a checkout in /tmp, as CI may have) must come after
+    // the private /tmp, or they vanish under it.
+    expect(s.indexOf('--tmpfs /tmp ')).toBeLessThan(
+      s.indexOf('--ro-bind /tmp/checkout/node_modules/agent'),
+    );
     expect(s).toContain('--ro-bind /e /etc/shadow');
     expect(s).toContain('--ro-bind /run-host /run/nanobench');
     expect(s.endsWith('--chdir /tmp/r/ws')).toBe(true);

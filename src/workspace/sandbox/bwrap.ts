@@ -68,12 +68,14 @@ export function bwrapArgs(p: MountPlan): string[] {
   const t = p.toolchain;
   const a = ['--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--new-session'];
   a.push('--bind', p.trap, '/');
+  // The private /tmp goes first: a bind made before it would vanish under it, and the
+  // checkout (Nanocoder, a command agent's script) may well live under the host's /tmp.
+  a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   for (const [target, dest] of t.symlinks) a.push('--symlink', target, dest);
   for (const d of t.readOnly) a.push('--ro-bind', d, d);
   for (const f of t.hideFiles) a.push('--ro-bind', p.emptyFile, f);
   for (const d of t.hideDirs) a.push('--tmpfs', d);
   for (const r of p.readOnly) a.push('--ro-bind', r, r);
-  a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   for (const w of [...p.writable, p.home, p.workspace]) a.push('--bind', w, w);
   if (p.runDir) a.push('--ro-bind', p.runDir, RUN_DIR);
   a.push('--setenv', 'HOME', p.home, '--setenv', 'TMPDIR', '/tmp', '--chdir', p.workspace);
