@@ -47,14 +47,19 @@ export function integritySummary(
 const MAX_ROWS = 20;
 
 /** Markdown lines (empty when there is nothing to say). */
+/** The warning that belongs at the top of a report, if any. */
+export function sandboxWarningMarkdown(s: IntegritySummary): string[] {
+  return s.sandbox === 'none'
+    ? [
+        '> **Warning: no sandbox.** Agents ran with `--sandbox none`: they could read the dataset (golden patches included), the results and the network. Scores from this run are not tamper-proof.',
+      ]
+    : [];
+}
+
+/** The flagged trials (after the scores: the flags explain, they do not replace them). */
 export function integrityMarkdown(s: IntegritySummary, cell: (x: string) => string): string[] {
   const out: string[] = [];
-  if (s.sandbox === 'none')
-    out.push(
-      '> **Warning: no sandbox.** Agents ran with `--sandbox none`: they could read the dataset (golden patches included), the results and the network. Scores from this run are not tamper-proof.',
-    );
   if (!s.flagged.length) return out;
-  if (out.length) out.push('');
   out.push(
     '## Integrity flags',
     '',

@@ -2,7 +2,7 @@
 // characters): every section is bounded, and the provider matrix, which grows with tasks x models,
 // goes last and is cut to the space left, with a note saying how many rows were left out.
 import { applyAudit } from '../audit/policy.js';
-import { integrityMarkdown } from '../integrity/report.js';
+import { integrityMarkdown, sandboxWarningMarkdown } from '../integrity/report.js';
 import type { RunRecord, TrialRecord } from '../store/store.js';
 import {
   ciText,
@@ -220,13 +220,14 @@ export function matrixMarkdown(
 export function renderMarkdown(r: Report, budget = MARKDOWN_BUDGET): string {
   const sections = [
     header(r),
-    integrityMarkdown(r.integrity, mdCell),
+    sandboxWarningMarkdown(r.integrity),
     modelsSection(r),
     navigationSection(r),
     taxonomySection(r),
     breakdownSections(r),
     contaminationSection(r),
     errorsSection(r),
+    integrityMarkdown(r.integrity, mdCell),
   ].filter((s) => s.length);
   const head = `${sections.map((s) => s.join('\n')).join('\n\n')}\n\n## Provider matrix\n\n`;
   return head + matrixMarkdown(r.matrix, r.run.agent, budget - head.length);

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { auditTrial } from '../../src/integrity/audit.js';
 import { applyIntegrity } from '../../src/integrity/flags.js';
 import { networkErrors, protectedMentions } from '../../src/integrity/output.js';
-import { integrityMarkdown, integritySummary } from '../../src/integrity/report.js';
+import {
+  integrityMarkdown,
+  integritySummary,
+  sandboxWarningMarkdown,
+} from '../../src/integrity/report.js';
 import type { TrialRecord } from '../../src/store/store.js';
 
 const clean = {
@@ -116,8 +120,9 @@ describe('integrity in reports', () => {
         flags: [],
       },
     ]);
+    expect(sandboxWarningMarkdown(s).join('\n')).toMatch(/Warning: no sandbox/);
+    expect(sandboxWarningMarkdown(integritySummary({ sandbox_used: 'bwrap' }, []))).toEqual([]);
     const md = integrityMarkdown(s, (x) => x).join('\n');
-    expect(md).toMatch(/Warning: no sandbox/);
     expect(md).toContain('| t1 | p/m | hinted | 1 | pass | 1 | touched_tests |');
     expect(md).not.toContain('t2');
     expect(integrityMarkdown(integritySummary({ sandbox_used: 'bwrap' }, []), (x) => x)).toEqual(
