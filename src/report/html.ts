@@ -118,14 +118,17 @@ function contaminationSection(r: Report): string {
 
 const MAX_FLAGGED_ROWS = 500;
 
+/** Above everything: a run without a sandbox is not tamper-proof. */
+function sandboxWarning(r: Report): string {
+  return r.integrity.sandbox === 'none'
+    ? '<p class="note"><strong>No sandbox.</strong> Agents ran with <code>--sandbox none</code>: they could read the dataset (golden patches included), the results and the network. Scores from this run are not tamper-proof.</p>'
+    : '';
+}
+
+/** The flagged trials, after the scores they qualify. */
 function integritySection(r: Report): string {
   const s = r.integrity;
-  const warn =
-    s.sandbox === 'none'
-      ? '<p class="note"><strong>No sandbox.</strong> Agents ran with <code>--sandbox none</code>: they could read the dataset (golden patches included), the results and the network. Scores from this run are not tamper-proof.</p>'
-      : '';
-  if (!s.flagged.length)
-    return warn ? `<section id="integrity"><h2>Integrity</h2>${warn}</section>` : '';
+  if (!s.flagged.length) return '';
   const rows = s.flagged
     .slice(0, MAX_FLAGGED_ROWS)
     .map(
@@ -133,7 +136,7 @@ function integritySection(r: Report): string {
         `<tr>${td(esc(t.task_id))}${td(esc(modelName(t.provider, t.model, r.run.agent)))}${td(esc(t.mode))}${num(String(t.attempt))}${td(esc(t.label ?? '—'))}${num(t.score === null ? '—' : String(t.score))}${td(esc(t.flags.join(', ')))}</tr>`,
     );
   const more = s.flagged.length - rows.length;
-  return `<section id="integrity"><h2>Integrity</h2>${warn}<p>${s.flagged.length} trial(s) touched what they should not have (integrity mode: ${esc(s.integrity_mode ?? 'flag')}; hardening undid it before grading).</p>
+  return `<section id="integrity"><h2>Integrity</h2><p>${s.flagged.length} trial(s) touched what they should not have (integrity mode: ${esc(s.integrity_mode ?? 'flag')}; hardening undid it before grading).</p>
 ${tableHtml('integrity-table', ['task', 'model', 'mode', '#', 'label', 'score', 'flags'], rows)}${more ? `<p class="note">${more} more not shown.</p>` : ''}</section>`;
 }
 
@@ -178,13 +181,13 @@ export function renderHtml(r: Report): string {
     ? ` · Nanocoder ${esc(String(info.nanocoder_version))}`
     : '';
   const sections = [
-    integritySection(r),
     modelsSection(r),
     navigationSection(r),
     taxonomySection(r),
     breakdownSection(r),
     contaminationSection(r),
     errorsSection(r),
+    integritySection(r),
     matrixSection(r),
   ].filter(Boolean);
   const ids = [...sections.join('').matchAll(/<section id="([^"]+)"><h2>([^<]+)</g)];
@@ -198,6 +201,7 @@ export function renderHtml(r: Report): string {
 <h1>NanoBench run ${esc(r.run.id)}</h1>
 <p class="meta">Agent <code>${esc(r.run.agent)}</code>${nanocoder} · status ${esc(r.run.status)} · trials ${r.run.trials}/${r.run.plan_size} · scored ${r.overall.scored} · infra errors ${r.overall.errors} (beside the rates, never inside) · created ${esc(r.run.created_at)}</p>
 <p>Sampling: ${esc(r.sampling.summary)}.${r.sampling.undersampled_cells ? ` ${plural(r.sampling.undersampled_cells, 'tier 3-4 cell')} below 5 scored runs (marked <em>undersampled</em>).` : ''} Pass rates are k/n over scored trials with a 95% Wilson interval; two results differ only if their intervals do not overlap.</p>
+${sandboxWarning(r)}
 ${r.task_meta.note ? `<p class="note">Note: ${esc(r.task_meta.note)}.</p>` : ''}
 <nav>${ids.map(([, id, title]) => `<a href="#${id}">${title}</a>`).join('')}</nav>
 ${sections.join('\n')}
