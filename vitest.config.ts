@@ -12,5 +12,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     // e2e tests spawn git, test runners and Nanocoder; two cores only.
     maxWorkers: 2,
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });
