@@ -39,3 +39,15 @@ export const DIMENSION_TITLES: Record<string, string> = {
   token_density: 'token density (task token estimate)',
   tier: 'complexity tier',
 };
+
+const kilo = (n: number) =>
+  n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+
+/** "in / out" tokens per trial on average, as the provider proxy counted them. */
+export const tokensText = (u: { trials: number; input_tokens: number; output_tokens: number }) =>
+  u.trials
+    ? `${kilo(Math.round(u.input_tokens / u.trials))} / ${kilo(Math.round(u.output_tokens / u.trials))}`
+    : '—';
+
+export const costText = (u: { trials: number; cost_usd: number | null }) =>
+  u.trials && u.cost_usd !== null ? `$${u.cost_usd.toFixed(4)}` : '—';

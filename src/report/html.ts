@@ -4,6 +4,7 @@
 import { navigationChart, scoreChart, taxonomyChart } from './charts.js';
 import {
   ciText,
+  costText,
   DIMENSION_TITLES,
   modelName,
   NON_DET_MARK,
@@ -14,6 +15,7 @@ import {
   ppInterval,
   ppText,
   score2,
+  tokensText,
   UNDERSAMPLED_MARK,
 } from './format.js';
 import type { MatrixCell } from './matrix.js';
@@ -53,13 +55,15 @@ const mark = (s: string) => ` <span class="mark">${esc(s)}</span>`;
 
 function modelsSection(r: Report): string {
   const agent = r.run.agent;
+  const usage = r.models.some((m) => m.usage.trials > 0);
   const rows = r.models.map(
     (m) =>
-      `<tr>${td(esc(modelName(m.provider, m.model, agent)) + (m.rate.non_deterministic ? mark(NON_DET_MARK) : ''))}${td(esc(m.mode))}${num(passedText(m.rate))}${num(ciText(m.rate.ci95))}${num(score2(m.rate.mean_score))}${num(String(m.rate.errors))}</tr>`,
+      `<tr>${td(esc(modelName(m.provider, m.model, agent)) + (m.rate.non_deterministic ? mark(NON_DET_MARK) : ''))}${td(esc(m.mode))}${num(passedText(m.rate))}${num(ciText(m.rate.ci95))}${num(score2(m.rate.mean_score))}${num(String(m.rate.errors))}${usage ? num(tokensText(m.usage)) + num(costText(m.usage)) : ''}</tr>`,
   );
+  const head = ['model', 'mode', 'passed', '95% CI', 'mean score', 'infra errors'];
   return `<section id="models"><h2>Models</h2>
 <figure>${scoreChart(r.models, agent)}<figcaption>Pass rate per model and mode; whiskers: 95% Wilson interval, with k/n.</figcaption></figure>
-${tableHtml('models-table', ['model', 'mode', 'passed', '95% CI', 'mean score', 'infra errors'], rows)}</section>`;
+${tableHtml('models-table', usage ? [...head, 'tokens in / out per trial', 'cost'] : head, rows)}</section>`;
 }
 
 function navigationSection(r: Report): string {

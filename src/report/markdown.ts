@@ -6,6 +6,7 @@ import { integrityMarkdown, sandboxWarningMarkdown } from '../integrity/report.j
 import type { RunRecord, TrialRecord } from '../store/store.js';
 import {
   ciText,
+  costText,
   DIMENSION_TITLES,
   modelName,
   NON_DET_MARK,
@@ -16,6 +17,7 @@ import {
   ppInterval,
   ppText,
   score2,
+  tokensText,
   UNDERSAMPLED_MARK,
 } from './format.js';
 import { defaultReportInputs } from './inputs.js';
@@ -61,6 +63,8 @@ function header(r: Report): string[] {
 }
 
 function modelsSection(r: Report): string[] {
+  // Token and cost columns only when a provider proxy counted something (not for control agents).
+  const usage = r.models.some((m) => m.usage.trials > 0);
   const rows = r.models.map((m) => [
     mdCell(modelName(m.provider, m.model, r.run.agent)) + marks(m.rate),
     m.mode,
@@ -68,11 +72,13 @@ function modelsSection(r: Report): string[] {
     ciText(m.rate.ci95),
     score2(m.rate.mean_score),
     String(m.rate.errors),
+    ...(usage ? [tokensText(m.usage), costText(m.usage)] : []),
   ]);
+  const head = ['model', 'mode', 'passed', '95% CI', 'mean score', 'infra errors'];
   return [
     '## Models',
     '',
-    ...table(['model', 'mode', 'passed', '95% CI', 'mean score', 'infra errors'], rows),
+    ...table(usage ? [...head, 'tokens in / out per trial', 'cost'] : head, rows),
   ];
 }
 

@@ -22,6 +22,48 @@ import { type Taxonomy, taxonomy } from './taxonomy.js';
 /** What a report reads from a stored trial. */
 export interface ReportTrial extends TrialOutcome {
   error: string | null;
+  /** Proxy telemetry, flattened by Store.trialOutcomes; full records carry it in details.proxy. */
+  tokens_in?: number | null;
+  tokens_out?: number | null;
+  cost_usd?: number | null;
+  details?: Record<string, unknown>;
+}
+
+/** Tokens and cost of a group of trials, as the provider proxy counted them. */
+export interface UsageTotals {
+  /** Trials the proxy counted (LLM agents only). */
+  trials: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** null unless every counted trial has a price (providers config) . */
+  cost_usd: number | null;
+}
+
+function usageOf(t: ReportTrial): { input: number; output: number; cost: number | null } | null {
+  if (t.tokens_in !== undefined)
+    return t.tokens_in === null
+      ? null
+      : { input: t.tokens_in, output: t.tokens_out ?? 0, cost: t.cost_usd ?? null };
+  const proxy = t.details?.proxy as
+    | { tokens?: { input: number; output: number }; cost_usd?: number | null }
+    | undefined;
+  return proxy?.tokens
+    ? { input: proxy.tokens.input, output: proxy.tokens.output, cost: proxy.cost_usd ?? null }
+    : null;
+}
+
+export function usageTotals(trials: ReportTrial[]): UsageTotals {
+  const u: UsageTotals = { trials: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+  for (const t of trials) {
+    const x = usageOf(t);
+    if (!x) continue;
+    u.trials++;
+    u.input_tokens += x.input;
+    u.output_tokens += x.output;
+    u.cost_usd = u.cost_usd === null || x.cost === null ? null : u.cost_usd + x.cost;
+  }
+  if (u.trials === 0) u.cost_usd = null;
+  return u;
 }
 
 export interface ModelRow {
@@ -29,6 +71,7 @@ export interface ModelRow {
   model: string;
   mode: string;
   rate: Rate;
+  usage: UsageTotals;
 }
 
 export interface ContaminationModel {
@@ -123,10 +166,19 @@ export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: Repor
   const cfg = run.config as { agent?: string; datasets?: string[]; runs?: number };
   const tasks = inputs.tasks.source === 'unavailable' ? null : inputs.tasks.tasks;
   const matrix = providerMatrix(trials, { tasks: tasks ?? undefined, cutoffs: inputs.cutoffs });
+  const byModel = new Map<string, ReportTrial[]>();
+  for (const t of trials)
+    getOrInit(byModel, joinKey(t.provider, t.model, t.mode), () => []).push(t);
   const models = [...tallyBy(trials, (t) => joinKey(t.provider, t.model, t.mode))]
     .map(([k, tally]) => {
       const [provider, model, mode] = splitKey(k);
-      return { provider, model, mode, rate: tally.rate() };
+      return {
+        provider,
+        model,
+        mode,
+        rate: tally.rate(),
+        usage: usageTotals(byModel.get(k) ?? []),
+      };
     })
     .sort((a, b) =>
       joinKey(a.provider, a.model, a.mode) < joinKey(b.provider, b.model, b.mode) ? -1 : 1,

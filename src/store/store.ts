@@ -60,7 +60,12 @@ export type TrialOutcomeRow = Pick<
   | 'label'
   | 'flags'
   | 'error'
->;
+> & {
+  /** From the provider proxy's account (details.proxy); null when no proxy counted the trial. */
+  tokens_in: number | null;
+  tokens_out: number | null;
+  cost_usd: number | null;
+};
 
 export interface AuditRecord {
   created_at: string;
@@ -232,7 +237,11 @@ export class Store {
   trialOutcomes(runId: string): TrialOutcomeRow[] {
     const rows = this.db
       .prepare(
-        'SELECT task_id, provider, model, mode, attempt, status, score, label, flags, error FROM trials WHERE run_id = ? ORDER BY id',
+        `SELECT task_id, provider, model, mode, attempt, status, score, label, flags, error,
+           json_extract(details, '$.proxy.tokens.input') AS tokens_in,
+           json_extract(details, '$.proxy.tokens.output') AS tokens_out,
+           json_extract(details, '$.proxy.cost_usd') AS cost_usd
+         FROM trials WHERE run_id = ? ORDER BY id`,
       )
       .all(runId) as (Omit<TrialOutcomeRow, 'flags'> & { flags: unknown })[];
     for (const r of rows) r.flags = parseJson(r.flags as string);
