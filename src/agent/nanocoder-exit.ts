@@ -58,3 +58,28 @@ export function classifyNanocoderExit(f: NanocoderExitFacts): ExitKind {
   // SIGTERM/SIGINT from outside make Nanocoder shut down gracefully with exit 0 and no report.
   return 'error';
 }
+
+const STOPPING: ExitKind[] = ['context_exceeded', 'rate_limited', 'quota_exceeded'];
+
+/**
+ * The agent's own wording decides first. When it only says "error", the provider proxy's record
+ * of the last reply is a neutral second witness: a 429 or a context-length 400 there means the
+ * agent stopped on the provider, which scoring rule 1 needs to know.
+ */
+export function exitKindWithProxy(
+  kind: ExitKind,
+  lastError?: { status: number; message: string },
+): ExitKind {
+  if (kind !== 'error' || !lastError) return kind;
+  const seen =
+    classifyMessage(lastError.message) ??
+    (/maximum context length|context_length_exceeded|context size/i.test(lastError.message)
+      ? 'context_exceeded'
+      : undefined) ??
+    (lastError.status === 429
+      ? /quota/i.test(lastError.message)
+        ? 'quota_exceeded'
+        : 'rate_limited'
+      : undefined);
+  return seen && STOPPING.includes(seen) ? seen : kind;
+}

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { exitKindWithProxy } from '../agent/nanocoder-exit.js';
 import { buildPrompt } from '../agent/prompt.js';
 import type { Agent, AgentResult } from '../agent/types.js';
 import { auditTrial, guardWorkspace } from '../integrity/audit.js';
@@ -185,6 +186,14 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     if (telemetry) {
       base.details.proxy = telemetry.details;
       base.flags.push(...telemetry.flags);
+      const lastError = (telemetry.details as { last_error?: { status: number; message: string } })
+        .last_error;
+      const kind = exitKindWithProxy(agentResult.exitKind, lastError);
+      if (kind !== agentResult.exitKind) {
+        base.exit_kind = kind;
+        agentResult.exitKind = kind;
+        base.flags.push('exit_kind_from_proxy');
+      }
     }
     if (env.signal?.aborted) throw new InfraError('interrupted', 'run interrupted');
     if (agentResult.infraError) throw new InfraError('agent', agentResult.infraError);
