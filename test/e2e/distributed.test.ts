@@ -4,9 +4,9 @@
 // way every trial is stored exactly once, with the same outcomes as a local run.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENTS, CLI, ROOT, runJson, tempDir } from '../helpers/cli.js';
+import { storedTrialRows } from '../helpers/db.js';
 import { startTestRedis, type TestRedis } from '../queue/redis.js';
 
 // Slow enough to kill mid-trial; mixed outcomes (partial fix on one task, nothing elsewhere).
@@ -70,22 +70,9 @@ const keysIn = (log: string, re: RegExp) =>
 const startedKeys = (log: string) => keysIn(log, /^nanobench worker: start (".*") \(run /gm);
 const doneKeys = (log: string) => keysIn(log, /^nanobench worker: done (".*"): /gm);
 
-function storedRows(
-  db: string,
-): { trial_key: string; status: string; score: number | null; label: string | null }[] {
-  try {
-    const d = new Database(db, { readonly: true, fileMustExist: true });
-    try {
-      return d
-        .prepare('SELECT trial_key, status, score, label FROM trials ORDER BY id')
-        .all() as never;
-    } finally {
-      d.close();
-    }
-  } catch {
-    return []; // not created yet
-  }
-}
+type Row = { trial_key: string; status: string; score: number | null; label: string | null };
+const storedRows = (db: string) =>
+  storedTrialRows<Row>(db, ['trial_key', 'status', 'score', 'label']);
 
 const outcome = (t: { status: string; score: number | null; label: string | null }) =>
   `${t.status} ${t.label} ${t.score}`;

@@ -1,24 +1,12 @@
 // Issue #2: killing a run mid-way loses no finished trial; --resume finishes the rest without
 // running or storing any trial twice.
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { nanobenchAsync, runJson, tempDir } from '../helpers/cli.js';
+import { storedTrialRows } from '../helpers/db.js';
 
-function storedTrials(db: string): { trial_key: string; started_at: string; score: number }[] {
-  try {
-    const d = new Database(db, { readonly: true, fileMustExist: true });
-    try {
-      return d
-        .prepare('SELECT trial_key, started_at, score FROM trials ORDER BY id')
-        .all() as never;
-    } finally {
-      d.close();
-    }
-  } catch {
-    return [];
-  }
-}
+type Row = { trial_key: string; started_at: string; score: number };
+const storedTrials = (db: string) => storedTrialRows<Row>(db, ['trial_key', 'started_at', 'score']);
 
 describe('kill and resume', () => {
   it('keeps finished trials and completes the plan exactly once', async () => {
