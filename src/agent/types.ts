@@ -1,6 +1,6 @@
 // The Agent interface. Every agent (nanocoder, oracle, nop, command) returns the same record,
 // so the verifier and scorer never need to know which one ran.
-import type { Task } from '../task/schema.js';
+import type { ResolvedTask } from '../task/patches.js';
 
 export type Mode = 'hinted' | 'navigation';
 
@@ -20,7 +20,7 @@ export type ExitKind =
   | 'invalid_report';
 
 export interface AgentContext {
-  task: Task;
+  task: ResolvedTask;
   mode: Mode;
   /** Prompt built from the task for this mode. */
   prompt: string;

@@ -37,6 +37,11 @@ export function registerTask(program: Command, io: Io): void {
     .option('--id <taskId>', 'task id (default: <name>-<PR number or short SHA>)')
     .option('--name <owner/name>', 'repository name when it cannot be inferred')
     .option('--mirror <dir>', 'look --repo owner/name up in DIR/<owner>/<name>(.git|.bundle)')
+    .option(
+      '--reference',
+      'write references and digests (pr_commit, test_paths, patch_digests) instead of patch text: for tasks of real repositories',
+    )
+    .option('--exclude <paths...>', 'changed paths in neither patch (docs, generated files)')
     .option('--out <file>', 'write the task file here (default: stdout)')
     .option('--force', 'overwrite --out')
     .action((o) => {
@@ -47,6 +52,8 @@ export function registerTask(program: Command, io: Io): void {
         id: o.id,
         name: o.name,
         mirror: o.mirror,
+        reference: Boolean(o.reference),
+        exclude: o.exclude,
       });
       for (const n of r.notes) io.stderr.write(`nanobench: ${n}\n`);
       const todo = todoList(r.task);

@@ -2,6 +2,7 @@
 // to fix a failure. Exits 1 when any task fails a gate.
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { newEvidence, writeEvidence } from '../gates/evidence.js';
 import { GATES, parseGateList, type TaskValidation, validate } from '../gates/runner.js';
 import { parseCutoff } from '../task/manifest.js';
 import { UserError } from '../util/errors.js';
@@ -42,10 +43,16 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
       'local mirror: DIR/<owner>/<name>(.git|.bundle) before any remote URL',
     )
     .option('--cache-dir <dir>', 'cache of source clones and environments (shared with run)')
+    .option(
+      '--record-evidence',
+      "keep each task's full result in <dataset>/evidence/<task_id>.json, tied to the task's digest (needs every gate: not with --only)",
+    )
     .option('--json', 'one JSON document on stdout')
     .action(async (targets: string[], o) => {
       if (targets.length === 0) throw new UserError('NO_DATASET', 'name a dataset or task file');
       const only = parseGateList(o.only);
+      if (o.recordEvidence && only)
+        throw new UserError('BAD_OPTION', '--record-evidence needs every gate to run; drop --only');
       const results = await validate(
         targets,
         {
@@ -57,6 +64,13 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
         },
         only,
         (v) => {
+          if (o.recordEvidence && v.task_id && v.digest) {
+            const file = writeEvidence(
+              v.dataset,
+              newEvidence(v.task_id, v.digest, v.admissible, v.gates),
+            );
+            io.stderr.write(`nanobench: ${v.task_id}: evidence written to ${file}\n`);
+          }
           if (!o.json) io.stdout.write(human(v));
         },
       );

@@ -41,6 +41,20 @@ export async function contaminationGate(ctx: GateContext): Promise<GateOutcome> 
         "set merged_at to the PR commit's committer date (git show -s --format=%cI <PR commit>)",
         { cutoff },
       );
+    if (t.pr_commit) {
+      const prDate = tryGit(clone, ['show', '-s', '--format=%cI', t.pr_commit])?.trim();
+      if (prDate && Date.parse(prDate) === merged)
+        return pass(
+          `merged ${t.merged_at}, after the cutoff ${cutoff}; confirmed by pr_commit ${t.pr_commit.slice(0, 12)}`,
+          { cutoff },
+        );
+      if (prDate)
+        return fail(
+          `merged_at ${t.merged_at} is not the committer date of pr_commit ${t.pr_commit.slice(0, 12)} (${prDate})`,
+          `set merged_at to ${new Date(prDate).toISOString().replace(/\.\d{3}Z$/, 'Z')}`,
+          { cutoff },
+        );
+    }
     const children = childDates(clone, t.base_commit);
     const match = [...children].find(([, d]) => Date.parse(d) === merged);
     if (match) confirmed = `confirmed by commit ${match[0].slice(0, 12)}`;

@@ -3,17 +3,16 @@
 // trial pipeline's own pieces do the work: provision, verify, restore.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { taskDigest } from '../task/digest.js';
+import { recordTestLists } from '../task/governance.js';
 import type { LoadedTask } from '../task/load.js';
 import type { Manifest } from '../task/manifest.js';
+import type { ResolvedTask } from '../task/patches.js';
 import type { Task } from '../task/schema.js';
 import { runShell } from '../util/process.js';
 import { type Verification, verify } from '../verify/verifier.js';
-import {
-  ensureSnapshot,
-  ensureSourceClone,
-  materialize,
-  type Snapshot,
-} from '../workspace/provision.js';
+import { ensureSnapshot, materialize, type Snapshot } from '../workspace/provision.js';
+import { resolveTask, sourceCloneFor } from '../workspace/resolve-tasks.js';
 import { type RepoSource, resolveSource } from '../workspace/source.js';
 
 export interface ValidateOptions {
@@ -71,12 +70,40 @@ export class GateContext {
     return resolveSource(this.loaded!, this.opts.mirrorDir);
   }
 
-  /** Bare clone of the source holding base_commit (InfraError when it does not). */
+  /** Bare clone of the source holding base_commit and pr_commit (InfraError when it does not). */
   clone(): Promise<string> {
-    return this.once('clone', async () => {
-      this.log(`cloning ${this.source().location}`);
-      return ensureSourceClone(this.opts.cacheDir, this.task, this.source());
-    });
+    return this.once('clone', () =>
+      sourceCloneFor(this.loaded!, {
+        cacheDir: this.opts.cacheDir,
+        mirrorDir: this.opts.mirrorDir,
+        log: (line) => this.log(line),
+      }),
+    );
+  }
+
+  /**
+   * Record computed fail_to_pass / pass_to_pass in the task file and in every view of the task
+   * this validation holds, so the gates after verification (controls) grade on them.
+   */
+  async recordLists(failToPass: string[], passToPass: string[]): Promise<void> {
+    recordTestLists(this.file, failToPass, passToPass);
+    const views = [this.task, ...(this.memo.has('resolved') ? [(await this.resolved()).task] : [])];
+    for (const t of views) {
+      t.fail_to_pass = failToPass;
+      t.pass_to_pass = passToPass;
+    }
+    this.loaded!.digest = taskDigest(this.task);
+  }
+
+  /** The task with its patches (derived from the clone and digest-checked for reference tasks). */
+  resolved(): Promise<LoadedTask<ResolvedTask>> {
+    return this.once('resolved', () =>
+      resolveTask(this.loaded!, {
+        cacheDir: this.opts.cacheDir,
+        mirrorDir: this.opts.mirrorDir,
+        log: (line) => this.log(line),
+      }),
+    );
   }
 
   /** The environment at base_commit with the install command run: what every trial starts from. */
@@ -88,7 +115,8 @@ export class GateContext {
     });
   }
 
-  private async timed(ws: string, scratch: string, task: Task): Promise<Verification> {
+  private async timed(ws: string, scratch: string): Promise<Verification> {
+    const { task } = await this.resolved();
     const v = await verify(ws, (await this.snapshot()).baselineTree, task, scratch);
     this.verifierMs.push(v.durationMs);
     return v;
@@ -104,7 +132,7 @@ export class GateContext {
     if (this.baseResults.length === 0) materialize(await this.snapshot(), ws);
     while (this.baseResults.length < n) {
       this.log(`running the suites at base (run ${this.baseResults.length + 1})`);
-      this.baseResults.push(await this.timed(ws, this.dir('base-scratch'), this.task));
+      this.baseResults.push(await this.timed(ws, this.dir('base-scratch')));
     }
     return this.baseResults.slice(0, n);
   }
@@ -116,14 +144,14 @@ export class GateContext {
       materialize(await this.snapshot(), ws);
       const r = await runShell('git apply --whitespace=nowarn -', {
         cwd: ws,
-        input: this.task.ground_truth_patch,
+        input: (await this.resolved()).task.ground_truth_patch,
         timeoutMs: 60_000,
       });
       if (r.exitCode !== 0) return { applied: false, error: r.stderr.trim() };
       this.log('running the suites with the golden patch');
       return {
         applied: true,
-        verification: await this.timed(ws, this.dir('golden-scratch'), this.task),
+        verification: await this.timed(ws, this.dir('golden-scratch')),
       };
     });
   }

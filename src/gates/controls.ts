@@ -4,7 +4,7 @@
 // leaks: the graded tests pass without any change.
 import { join } from 'node:path';
 import { nopAgent, oracleAgent } from '../agent/controls.js';
-import type { Agent } from '../agent/types.js';
+import type { Agent, Mode } from '../agent/types.js';
 import { RunPaths } from '../run/paths.js';
 import { trialKey } from '../run/plan.js';
 import { runTrial } from '../run/trial.js';
@@ -12,18 +12,18 @@ import type { TrialRecord } from '../store/store.js';
 import type { GateContext } from './context.js';
 import { fail, type GateOutcome, pass } from './types.js';
 
-async function control(ctx: GateContext, agent: Agent): Promise<TrialRecord> {
+async function control(ctx: GateContext, agent: Agent, mode: Mode): Promise<TrialRecord> {
   const spec = {
     taskId: ctx.task.task_id,
     agent: agent.name,
     provider: 'none',
     model: 'none',
-    mode: 'hinted' as const,
+    mode,
     attempt: 1,
   };
-  ctx.log(`running the ${agent.name} control trial`);
+  ctx.log(`running the ${agent.name} control trial (${mode})`);
   const rec = await runTrial(
-    { ...spec, key: trialKey(spec), task: ctx.loaded! },
+    { ...spec, key: trialKey(spec), task: await ctx.resolved() },
     {
       runId: 'validate',
       paths: new RunPaths(join(ctx.dir('controls'), 'trials.sqlite'), ctx.opts.cacheDir),
@@ -36,6 +36,20 @@ async function control(ctx: GateContext, agent: Agent): Promise<TrialRecord> {
   if (typeof ms === 'number') ctx.verifierMs.push(ms);
   return rec;
 }
+
+const MODES: Mode[] = ['hinted', 'navigation'];
+
+const ORACLE_FIX =
+  "the graded tests must pass with the golden patch: re-record fail_to_pass / pass_to_pass (nanobench validate --write); if they are current, the golden patch touches a file the verifier restores before grading (a test path, a suite's test_files, or test infrastructure: runner configs, package.json test fields, lockfiles, conftest.py): move that change into test_patch, narrow test_files, or pick a PR that does not need it";
+const NOP_FIX =
+  "the task leaks: its graded tests pass without a fix. The fix (or part of it) is already at base_commit, or fail_to_pass lists tests that pass there: record the lists the verification gate computes (nanobench validate --write) and check that base_commit is the PR commit's first parent";
+
+const brief = (r: TrialRecord) => ({
+  status: r.status,
+  score: r.score,
+  label: r.label,
+  error: r.error,
+});
 
 const summary = (r: TrialRecord) =>
   r.status === 'error' ? `error (${r.error})` : `${r.score?.toFixed(1)} (${r.label})`;
@@ -56,37 +70,33 @@ export async function controlsGate(ctx: GateContext): Promise<GateOutcome> {
       'the task file records no fail_to_pass tests, so no trial can be graded',
       `record them: nanobench validate --write ${ctx.file}`,
     );
-  const oracle = await control(ctx, oracleAgent);
-  const nop = await control(ctx, nopAgent);
-  const details = {
-    oracle: {
-      status: oracle.status,
-      score: oracle.score,
-      label: oracle.label,
-      error: oracle.error,
-    },
-    nop: { status: nop.status, score: nop.score, label: nop.label, error: nop.error },
-  };
+  const details: Record<string, unknown> = {};
   const problems: string[] = [];
-  const fixes: string[] = [];
-  if (oracle.status !== 'scored' || oracle.score !== 1) {
-    const failing = oracle.status === 'scored' ? graded(oracle, false, 'both') : [];
-    problems.push(
-      `the oracle scored ${summary(oracle)}${failing.length ? `; failing with the golden patch: ${failing.slice(0, 5).join(', ')}` : ''}`,
-    );
-    fixes.push(
-      "the graded tests must pass with the golden patch: re-record fail_to_pass / pass_to_pass (nanobench validate --write); if they are current, the golden patch touches a file the verifier restores before grading (a test path, a suite's test_files, or test infrastructure: runner configs, package.json test fields, lockfiles, conftest.py): move that change into test_patch, narrow test_files, or pick a PR that does not need it",
-    );
+  const fixes = new Set<string>();
+  // Both modes: the prompt differs, and navigation mode adds pathfinding credit, so a leak or a
+  // grading gap can show in one mode only.
+  for (const mode of MODES) {
+    const oracle = await control(ctx, oracleAgent, mode);
+    const nop = await control(ctx, nopAgent, mode);
+    details[mode] = { oracle: brief(oracle), nop: brief(nop) };
+    if (oracle.status !== 'scored' || oracle.score !== 1) {
+      const failing = oracle.status === 'scored' ? graded(oracle, false, 'both') : [];
+      problems.push(
+        `${mode}: the oracle scored ${summary(oracle)}${failing.length ? `; failing with the golden patch: ${failing.slice(0, 5).join(', ')}` : ''}`,
+      );
+      fixes.add(ORACLE_FIX);
+    }
+    if (nop.status !== 'scored' || nop.score !== 0) {
+      const leaking = nop.status === 'scored' ? graded(nop, true, 'f2p') : [];
+      problems.push(
+        `${mode}: nop scored ${summary(nop)}${leaking.length ? `; fail_to_pass tests that pass with no change at all: ${leaking.slice(0, 5).join(', ')}` : ''}`,
+      );
+      fixes.add(NOP_FIX);
+    }
   }
-  if (nop.status !== 'scored' || nop.score !== 0) {
-    const leaking = nop.status === 'scored' ? graded(nop, true, 'f2p') : [];
-    problems.push(
-      `nop scored ${summary(nop)}${leaking.length ? `; fail_to_pass tests that pass with no change at all: ${leaking.slice(0, 5).join(', ')}` : ''}`,
-    );
-    fixes.push(
-      "the task leaks: its graded tests pass without a fix. The fix (or part of it) is already at base_commit, or fail_to_pass lists tests that pass there: record the lists the verification gate computes (nanobench validate --write) and check that base_commit is the PR commit's first parent",
-    );
-  }
-  if (problems.length) return fail(problems.join('; '), fixes.join('. '), details);
-  return pass('oracle scored 1.0 and nop 0.0 through the trial pipeline', details);
+  if (problems.length) return fail(problems.join('; '), [...fixes].join('. '), details);
+  return pass(
+    'oracle scored 1.0 and nop 0.0 through the trial pipeline, in hinted and navigation mode',
+    details,
+  );
 }

@@ -1,28 +1,40 @@
-// Gate 2, reproducible: base_commit can be fetched from the task's source and the environment
-// built at it (install command included), exactly as every trial will.
-import { InfraError } from '../util/errors.js';
+// Gate 2, reproducible: base_commit (and pr_commit) can be fetched from the task's source, a
+// reference task's patches derived from it match their recorded digests, and the environment
+// can be built at base_commit (install command included), exactly as every trial will.
+import { InfraError, UserError } from '../util/errors.js';
 import type { GateContext } from './context.js';
 import { fail, type GateOutcome, pass } from './types.js';
 
 export async function reproducibleGate(ctx: GateContext): Promise<GateOutcome> {
   const source = ctx.source();
+  const details = { source: source.location, source_kind: source.kind };
   try {
+    await ctx.resolved();
     const snap = await ctx.snapshot();
     const install = ctx.task.install_command
       ? `install command "${ctx.task.install_command}" ran`
       : 'no install command';
+    const derived =
+      ctx.task.pr_commit && ctx.task.patch_digests ? ', patches derived and digests match' : '';
     return pass(
-      `base_commit ${ctx.task.base_commit.slice(0, 12)} provisioned from ${source.kind} ${source.location} (${install}${snap.reused ? ', cached environment' : ''})`,
-      { source: source.location, source_kind: source.kind },
+      `base_commit ${ctx.task.base_commit.slice(0, 12)} provisioned from ${source.kind} ${source.location} (${install}${snap.reused ? ', cached environment' : ''}${derived})`,
+      details,
     );
   } catch (e) {
+    if (e instanceof UserError)
+      // The derived patches are not the recorded ones, or a listed path is not in the PR.
+      return fail(
+        e.message,
+        're-import the task from the PR commit (nanobench task import --reference) and review the difference, or retire it',
+        { ...details, code: e.code },
+      );
     if (!(e instanceof InfraError)) throw e;
     const fix =
       e.stage === 'install'
         ? 'make install_command work on a fresh checkout of base_commit (try it by hand in a clean clone); it runs once per environment, offline tools only if the machine is offline'
         : source.kind === 'remote'
-          ? `the source is the remote ${source.location}: check the SHA is the PR's parent and reachable from a branch, or give a local copy with --mirror DIR (DIR/${ctx.task.repo}.git)`
-          : `check that base_commit is a full SHA that exists in ${source.location} (git cat-file -e ${ctx.task.base_commit})`;
-    return fail(e.message, fix, { source: source.location, stage: e.stage });
+          ? `the source is the remote ${source.location}: check the SHAs are the PR's commit and its first parent, reachable from a branch, or give a local copy with --mirror DIR (DIR/${ctx.task.repo}.git)`
+          : `check that base_commit${ctx.task.pr_commit ? ' and pr_commit are full SHAs that exist' : ' is a full SHA that exists'} in ${source.location} (git cat-file -e ${ctx.task.base_commit})`;
+    return fail(e.message, fix, { ...details, stage: e.stage });
   }
 }

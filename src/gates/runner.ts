@@ -1,11 +1,12 @@
 // The admission gates, declared as data and run in order for each task. A gate whose
 // prerequisites did not pass is skipped, so a broken task fails only the gates it breaks.
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { taskFiles } from '../task/governance.js';
 import { datasetDirOf } from '../task/load.js';
 import { loadManifest, type Manifest } from '../task/manifest.js';
+import { resolveDatasetArg } from '../task/registry.js';
 import { InfraError, UserError } from '../util/errors.js';
 import { contaminationGate } from './contamination.js';
 import { GateContext, type ValidateOptions } from './context.js';
@@ -73,6 +74,10 @@ export const GATES: readonly Gate[] = [
 export interface TaskValidation {
   task_id: string | null;
   file: string;
+  /** Dataset the task belongs to (where its evidence is kept). */
+  dataset: string;
+  /** Digest of the task file as judged (after --write recorded the test lists); null if unreadable. */
+  digest: string | null;
   admissible: boolean;
   gates: GateResult[];
 }
@@ -132,6 +137,8 @@ export async function validateTask(
   return {
     task_id: ctx.loaded?.task.task_id ?? null,
     file,
+    dataset: datasetDir,
+    digest: ctx.loaded?.digest ?? null,
     admissible: results.every((r) => r.status === 'pass'),
     gates: results,
   };
@@ -140,9 +147,7 @@ export async function validateTask(
 /** Task files named by the arguments (datasets or single files), each with its dataset dir. */
 export function expandTargets(paths: string[]): { file: string; datasetDir: string }[] {
   return paths.flatMap((p) => {
-    const abs = resolve(p);
-    if (!existsSync(abs))
-      throw new UserError('DATASET_NOT_FOUND', `${abs}: no such dataset or task file`);
+    const abs = resolveDatasetArg(p);
     if (statSync(abs).isFile()) return [{ file: abs, datasetDir: datasetDirOf(abs) }];
     const files = taskFiles(abs);
     if (files.length === 0)

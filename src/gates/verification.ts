@@ -1,7 +1,6 @@
 // Gate 3, verification: with test_patch applied, some test fails at base_commit and passes with
 // the golden patch. Computes fail_to_pass (fail at base, pass with the fix) and pass_to_pass
 // (pass in both); --write records them in the task file, which is what trials are graded on.
-import { recordTestLists } from '../task/governance.js';
 import { InfraError } from '../util/errors.js';
 import type { TestResult } from '../verify/types.js';
 import type { Verification } from '../verify/verifier.js';
@@ -102,9 +101,7 @@ export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
   const matches =
     sameList(t.fail_to_pass, lists.failToPass) && sameList(t.pass_to_pass, lists.passToPass);
   if (ctx.opts.write && !matches) {
-    recordTestLists(ctx.file, lists.failToPass, lists.passToPass);
-    t.fail_to_pass = lists.failToPass;
-    t.pass_to_pass = lists.passToPass;
+    await ctx.recordLists(lists.failToPass, lists.passToPass);
     return pass(`${counts}; written to the task file`, { ...details, recorded: 'written' });
   }
   if (matches)

@@ -10,6 +10,7 @@ import type { TrialSpec } from '../run/plan.js';
 import { emptyRecord } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
 import type { LoadedTask } from '../task/load.js';
+import type { ResolvedTask } from '../task/patches.js';
 
 /** One queue for every run: any worker can take any run's trials. */
 export const QUEUE_NAME = 'nanobench-trials';
@@ -19,7 +20,7 @@ export interface TrialJobData {
   protocol: number;
   runId: string;
   config: RunConfig;
-  task: LoadedTask;
+  task: LoadedTask<ResolvedTask>;
   spec: {
     key: string;
     agent: string;

@@ -29,6 +29,14 @@ export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' :
 export const NON_DET_MARK = '⚠ non-deterministic';
 export const PRE_CUTOFF_MARK = '⚠ merged before cutoff';
 export const UNDERSAMPLED_MARK = 'undersampled';
+export const NO_EVIDENCE_MARK = 'task without passing gate evidence';
+
+/** What each evidence status means, in a report's words. */
+export const EVIDENCE_WORDS: Record<string, string> = {
+  missing: 'never validated',
+  stale: 'changed since it was validated',
+  failing: 'failed a gate when last validated',
+};
 
 export const DIMENSION_TITLES: Record<string, string> = {
   provider: 'provider',

@@ -6,7 +6,9 @@ import {
   ciText,
   costText,
   DIMENSION_TITLES,
+  EVIDENCE_WORDS,
   modelName,
+  NO_EVIDENCE_MARK,
   NON_DET_MARK,
   PRE_CUTOFF_MARK,
   passedText,
@@ -120,6 +122,15 @@ function contaminationSection(r: Report): string {
   return `<section id="contamination"><h2>Contamination</h2><ul>${items.join('')}</ul><p class="meta">Cutoffs from <code>${esc(c.cutoffs_file ?? '(none)')}</code>.</p></section>`;
 }
 
+function evidenceSection(r: Report): string {
+  const e = r.evidence;
+  if (!e.unverified.length) return '';
+  const items = e.unverified.map(
+    (u) => `<li>${esc(u.task_id)}: ${esc(EVIDENCE_WORDS[u.status] ?? u.status)}</li>`,
+  );
+  return `<section id="evidence"><h2>Tasks without passing gate evidence</h2><p>${plural(e.unverified.length, 'task')} (${plural(e.trials, 'trial')}) ran without passing admission-gate evidence for their current content, so a score there may reflect a broken task rather than the agent (marked in the matrix).</p><ul>${items.join('')}</ul></section>`;
+}
+
 const MAX_FLAGGED_ROWS = 500;
 
 /** Above everything: a run without a sandbox is not tamper-proof. */
@@ -161,6 +172,7 @@ function matrixRow(c: MatrixCell, agent: string): string {
     ...(c.non_deterministic ? [NON_DET_MARK] : []),
     ...(c.contamination === 'pre_cutoff' ? [PRE_CUTOFF_MARK] : []),
     ...(c.undersampled ? [UNDERSAMPLED_MARK] : []),
+    ...(c.evidence !== 'passing' && c.evidence !== 'unknown' ? [NO_EVIDENCE_MARK] : []),
   ];
   const cls = c.scored === 0 ? '' : c.passed === c.scored ? 'pass' : c.passed === 0 ? 'fail' : '';
   const errors = c.errors ? ` (+${plural(c.errors, 'infra error')})` : '';
@@ -190,6 +202,7 @@ export function renderHtml(r: Report): string {
     taxonomySection(r),
     breakdownSection(r),
     contaminationSection(r),
+    evidenceSection(r),
     errorsSection(r),
     integritySection(r),
     matrixSection(r),

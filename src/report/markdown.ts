@@ -8,7 +8,9 @@ import {
   ciText,
   costText,
   DIMENSION_TITLES,
+  EVIDENCE_WORDS,
   modelName,
+  NO_EVIDENCE_MARK,
   NON_DET_MARK,
   PRE_CUTOFF_MARK,
   passedText,
@@ -171,6 +173,20 @@ function contaminationSection(r: Report): string[] {
   return lines;
 }
 
+const unverified = (c: MatrixCell) => c.evidence !== 'passing' && c.evidence !== 'unknown';
+
+function evidenceSection(r: Report): string[] {
+  const e = r.evidence;
+  if (!e.unverified.length) return [];
+  return [
+    '## Tasks without passing gate evidence',
+    '',
+    `${plural(e.unverified.length, 'task')} (${plural(e.trials, 'trial')}) ran without passing admission-gate evidence for their current content, so a score there may reflect a broken task rather than the agent (marked in the matrix; \`nanobench validate --record-evidence\` records it):`,
+    '',
+    ...e.unverified.map((u) => `- ${mdCell(u.task_id)}: ${EVIDENCE_WORDS[u.status] ?? u.status}`),
+  ];
+}
+
 function errorsSection(r: Report): string[] {
   if (!r.errors.count) return [];
   const lines = ['## Infra errors (excluded from every rate)', ''];
@@ -190,6 +206,7 @@ function matrixRow(c: MatrixCell, agent: string): string {
   const notes = [
     ...(c.contamination === 'pre_cutoff' ? [PRE_CUTOFF_MARK] : []),
     ...(c.undersampled ? [UNDERSAMPLED_MARK] : []),
+    ...(unverified(c) ? [NO_EVIDENCE_MARK] : []),
   ];
   const errors = c.errors ? ` (+${plural(c.errors, 'infra error')})` : '';
   const p1 = c.pass_at_1 === null ? '—' : c.pass_at_1 ? 'pass' : 'fail';
@@ -232,6 +249,7 @@ export function renderMarkdown(r: Report, budget = MARKDOWN_BUDGET): string {
     taxonomySection(r),
     breakdownSections(r),
     contaminationSection(r),
+    evidenceSection(r),
     errorsSection(r),
     integrityMarkdown(r.integrity, mdCell),
   ].filter((s) => s.length);

@@ -2,6 +2,7 @@
 // One cell per (provider, model, task, mode) with pass@1, mean over N runs, the raw count and
 // a 95% Wilson interval on the pass rate. Infra errors sit beside the rates, never inside.
 import { type Cutoffs, cutoffFor, mergedBeforeCutoff } from '../config/cutoffs.js';
+import type { EvidenceStatus } from '../gates/evidence.js';
 import { getOrInit, joinKey, type Rate, Tally, type TrialOutcome } from '../stats/aggregate.js';
 import { undersampled } from '../stats/sampling.js';
 import type { TaskMetaMap } from './task-meta.js';
@@ -30,6 +31,8 @@ export interface MatrixCell {
    * training); unknown: no cutoff listed for the model, or no task metadata.
    */
   contamination: 'pre_cutoff' | 'post_cutoff' | 'unknown';
+  /** Gate evidence of the task when the run started; unknown for runs that predate it. */
+  evidence: EvidenceStatus | 'unknown';
 }
 
 export interface MatrixOptions {
@@ -82,7 +85,11 @@ export function providerMatrix(
       tier,
       undersampled: undersampled(tier ?? undefined, r.scored),
     };
-    return { ...cell, contamination: contamination(cell, o) };
+    return {
+      ...cell,
+      contamination: contamination(cell, o),
+      evidence: o.tasks?.[first.task_id]?.evidence ?? 'unknown',
+    };
   });
   return cells.sort((a, b) => compareKeys(cellKey(a), cellKey(b)));
 }

@@ -1,6 +1,7 @@
 // The report of one stored run, as data. Every output format (markdown, HTML, JSON) renders this
 // one object, so the formats cannot disagree about a number.
 import { type Cutoffs, cutoffFor } from '../config/cutoffs.js';
+import type { EvidenceStatus } from '../gates/evidence.js';
 import { type IntegritySummary, integritySummary } from '../integrity/report.js';
 import {
   getOrInit,
@@ -14,9 +15,9 @@ import {
 import { type SamplingPolicy, samplingPolicy } from '../stats/sampling.js';
 import type { RunRecord } from '../store/store.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
-import { type MatrixCell, providerMatrix } from './matrix.js';
+import { compareKeys, type MatrixCell, providerMatrix } from './matrix.js';
 import { type NavigationDelta, navigationDeltas } from './navigation.js';
-import type { ResolvedTaskMeta } from './task-meta.js';
+import type { ResolvedTaskMeta, TaskMetaMap } from './task-meta.js';
 import { type Taxonomy, taxonomy } from './taxonomy.js';
 
 /** What a report reads from a stored trial. */
@@ -111,6 +112,15 @@ export interface Report {
   errors: { count: number; by_message: { message: string; count: number; example: string }[] };
   /** Sandbox used and trials with integrity flags (src/integrity/). */
   integrity: IntegritySummary;
+  /**
+   * Tasks that ran without passing gate evidence for their content (src/gates/evidence.ts);
+   * recorded: false for runs that predate evidence.
+   */
+  evidence: {
+    recorded: boolean;
+    unverified: { task_id: string; status: EvidenceStatus }[];
+    trials: number;
+  };
 }
 
 export interface ReportInputs {
@@ -219,5 +229,21 @@ export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: Repor
     contamination: contaminationSummary(matrix, inputs.cutoffs),
     errors: errorSummary(trials),
     integrity: integritySummary(run.config, trials),
+    evidence: evidenceSummary(tasks, trials),
+  };
+}
+
+function evidenceSummary(tasks: TaskMetaMap | null, trials: ReportTrial[]): Report['evidence'] {
+  const ran = new Set(trials.map((t) => t.task_id));
+  const known = Object.entries(tasks ?? {}).filter(([id, m]) => ran.has(id) && m.evidence);
+  const unverified = known
+    .filter(([, m]) => m.evidence !== 'passing')
+    .map(([task_id, m]) => ({ task_id, status: m.evidence as EvidenceStatus }))
+    .sort((a, b) => compareKeys(a.task_id, b.task_id));
+  const ids = new Set(unverified.map((u) => u.task_id));
+  return {
+    recorded: known.length > 0,
+    unverified,
+    trials: trials.filter((t) => ids.has(t.task_id)).length,
   };
 }

@@ -3,6 +3,7 @@
 // starts; reports then never depend on the dataset still being on disk. Runs recorded before the
 // snapshot existed fall back to re-reading their datasets, and say so.
 
+import { type EvidenceStatus, evidenceStatus } from '../gates/evidence.js';
 import { runsForTier } from '../run/plan.js';
 import type { LoadedTask } from '../task/load.js';
 import { loadDataset } from '../task/load.js';
@@ -16,6 +17,8 @@ export interface TaskMeta {
   merged_at: string;
   /** Runs planned per (model, mode) for this task. */
   runs: number;
+  /** Gate evidence for the task's content when the run started (absent in older runs). */
+  evidence?: EvidenceStatus;
 }
 
 export type TaskMetaMap = Record<string, TaskMeta>;
@@ -25,7 +28,8 @@ export const TASK_META_KEY = 'task_meta';
 
 export function taskMetaSnapshot(tasks: LoadedTask[], runsOverride?: number): TaskMetaMap {
   const out: TaskMetaMap = {};
-  for (const { task: t } of tasks)
+  for (const lt of tasks) {
+    const t = lt.task;
     out[t.task_id] = {
       tier: t.complexity_tier,
       languages: t.languages,
@@ -34,7 +38,9 @@ export function taskMetaSnapshot(tasks: LoadedTask[], runsOverride?: number): Ta
       token_estimate: t.token_estimate,
       merged_at: t.merged_at,
       runs: runsOverride ?? runsForTier(t.complexity_tier),
+      evidence: evidenceStatus(lt),
     };
+  }
   return out;
 }
 

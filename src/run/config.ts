@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Mode } from '../agent/types.js';
 import { INTEGRITY_MODES, type IntegrityMode } from '../integrity/flags.js';
 import { DEFAULT_PROVIDERS_FILE } from '../provider/providers-config.js';
+import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
 import { SANDBOX_MODES, type SandboxMode } from '../workspace/sandbox/types.js';
 import type { ModelRef } from './plan.js';
@@ -128,7 +129,7 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     models = [{ provider: 'none', model: 'none' }];
   }
   return {
-    datasets: datasets.map((d) => resolve(d)),
+    datasets: datasets.map(resolveDatasetArg),
     agent,
     models,
     modes: parseModes(o.mode),

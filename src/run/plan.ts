@@ -2,6 +2,7 @@
 // de-duplication depend on them).
 import type { Mode } from '../agent/types.js';
 import type { LoadedTask } from '../task/load.js';
+import type { ResolvedTask } from '../task/patches.js';
 
 export interface ModelRef {
   provider: string;
@@ -10,7 +11,7 @@ export interface ModelRef {
 
 export interface TrialSpec {
   key: string;
-  task: LoadedTask;
+  task: LoadedTask<ResolvedTask>;
   agent: string;
   provider: string;
   model: string;
@@ -28,7 +29,7 @@ export function trialKey(t: Omit<TrialSpec, 'key' | 'task'> & { taskId: string }
 }
 
 export function planTrials(
-  tasks: LoadedTask[],
+  tasks: LoadedTask<ResolvedTask>[],
   agent: string,
   models: ModelRef[],
   modes: Mode[],

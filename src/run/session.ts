@@ -10,6 +10,7 @@ import type { RunRecord, Store, TrialRecord } from '../store/store.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
+import { resolveTasks } from '../workspace/resolve-tasks.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
 import type { RunConfig } from './config.js';
 import type { RunPaths } from './paths.js';
@@ -59,8 +60,14 @@ export async function runSession(
   hooks: SessionHooks = {},
   resumeRun?: RunRecord,
 ): Promise<SessionResult> {
-  const tasks = loadTasks(config);
+  const loaded = loadTasks(config);
   const agent = hooks.agent ?? (await createAgent(config));
+  // Patches of reference tasks come from their repositories (cloned on first use). Retired
+  // tasks are never planned, so their repositories are not needed.
+  const tasks = await resolveTasks(
+    loaded.filter((t) => t.task.status.state === 'active'),
+    { cacheDir: paths.cacheDir, mirrorDir: config.mirror, log: hooks.log },
+  );
   const agentInfo = (await agent.describe?.()) ?? {};
   const fullPlan = planTrials(tasks, agent.name, config.models, config.modes, config.runs);
   if (fullPlan.length === 0)

@@ -41,11 +41,6 @@ export function shardPlan(plan: TrialSpec[], shard: Shard): TrialSpec[] {
  */
 export function taskDigests(tasks: LoadedTask[]): Record<string, string> {
   return Object.fromEntries(
-    tasks
-      .map((t) => [
-        t.task.task_id,
-        createHash('sha256').update(JSON.stringify(t.task)).digest('hex').slice(0, 16),
-      ])
-      .sort((a, b) => a[0].localeCompare(b[0])),
+    tasks.map((t) => [t.task.task_id, t.digest]).sort((a, b) => a[0].localeCompare(b[0])),
   );
 }

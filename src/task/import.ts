@@ -9,8 +9,18 @@ import { UserError } from '../util/errors.js';
 import { git, tryGit } from '../util/git.js';
 import { inMirror } from '../workspace/source.js';
 import { guessSuites } from './guess-suites.js';
+import { diffPaths, patchDigest } from './patches.js';
 import { placeholder } from './placeholders.js';
-import { isTestPath, languagesOf } from './test-paths.js';
+import { isTestPath, languageOf, languagesOf } from './test-paths.js';
+
+/** Release notes never belong to a fix: changelogs and changeset entries. */
+function isReleaseNote(path: string): boolean {
+  const name = path.split('/').pop() ?? '';
+  return (
+    /^(CHANGELOG|CHANGES|HISTORY|NEWS|RELEASE[-_]NOTES)(\.[a-z]+)?$/i.test(name) ||
+    /^\.changeset\/.+\.md$/.test(path)
+  );
+}
 
 export interface ImportOptions {
   /** Local repository (bare or not), git bundle, URL, or owner/name with `mirror`. */
@@ -21,6 +31,13 @@ export interface ImportOptions {
   /** Repository name (owner/name) when it cannot be inferred. */
   name?: string;
   mirror?: string;
+  /**
+   * Write a reference task (pr_commit, test_paths, patch digests) instead of inline patches:
+   * the form of tasks from real repositories, whose code never enters the dataset.
+   */
+  reference?: boolean;
+  /** Changed paths that go into neither patch (docs, changelog, generated files). */
+  exclude?: string[];
 }
 
 export interface ImportResult {
@@ -133,8 +150,16 @@ export function importTask(o: ImportOptions): ImportResult {
     const changed = git(gitDir, ['diff', '--name-only', '-z', '--no-renames', base, sha])
       .split('\0')
       .filter(Boolean);
-    const tests = changed.filter(isTestPath);
-    const sources = changed.filter((p) => !isTestPath(p));
+    const excluded = [...new Set([...(o.exclude ?? []), ...changed.filter(isReleaseNote)])];
+    const notChanged = (o.exclude ?? []).filter((p) => !changed.includes(p));
+    if (notChanged.length)
+      throw new UserError(
+        'BAD_OPTION',
+        `--exclude: ${notChanged.join(', ')} not changed by ${sha.slice(0, 12)} (it changes: ${changed.join(', ')})`,
+      );
+    const kept = changed.filter((p) => !excluded.includes(p));
+    const tests = kept.filter(isTestPath);
+    const sources = kept.filter((p) => !isTestPath(p));
     if (sources.length === 0)
       throw new UserError(
         'NO_SOURCE_CHANGE',
@@ -184,8 +209,17 @@ export function importTask(o: ImportOptions): ImportResult {
         `the problem as a user would report it (symptom, expected behaviour), without the solution. The commit says: ${message}`,
       ),
       required_files: sources,
-      ground_truth_patch: diff(sources),
-      test_patch: diff(tests),
+      ...(o.reference
+        ? {
+            pr_commit: sha,
+            test_paths: tests,
+            ...(excluded.length ? { excluded_paths: excluded } : {}),
+            patch_digests: {
+              ground_truth_patch: patchDigest(diffPaths(gitDir, base, sha, sources)),
+              test_patch: patchDigest(diffPaths(gitDir, base, sha, tests)),
+            },
+          }
+        : { ground_truth_patch: diff(sources), test_patch: diff(tests) }),
       test_command:
         guess.suites
           .map((s) => (s.command.startsWith('cd ') ? `(${s.command})` : s.command))
@@ -210,8 +244,17 @@ export function importTask(o: ImportOptions): ImportResult {
       status: { state: 'active' },
     };
     notes.push(
-      `golden patch: ${sources.length} file(s); test_patch: ${tests.length} file(s)${tests.length ? '' : ' (none: the verifier can only use tests already at base)'}`,
+      `golden patch: ${sources.length} file(s); test_patch: ${tests.length} file(s)${tests.length ? '' : ' (none: the verifier can only use tests already at base)'}${excluded.length ? `; excluded: ${excluded.join(', ')}` : ''}`,
     );
+    const prose = sources.filter((p) => languageOf(p) === undefined);
+    if (prose.length)
+      notes.push(
+        `not code, yet in the golden patch and required_files: ${prose.join(', ')}; if the agent need not change them, re-import with --exclude`,
+      );
+    if (o.reference)
+      notes.push(
+        'reference task: no patch text is written; the patches are derived from pr_commit when the task is loaded and checked against patch_digests',
+      );
     return { task, notes };
   } finally {
     cleanup();

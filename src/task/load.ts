@@ -3,15 +3,18 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ZodIssue } from 'zod';
 import { UserError } from '../util/errors.js';
+import { taskDigest } from './digest.js';
 import { findPlaceholders } from './placeholders.js';
 import { type Task, TaskSchema } from './schema.js';
 
-export interface LoadedTask {
-  task: Task;
+export interface LoadedTask<T extends Task = Task> {
+  task: T;
   /** Absolute path of the task file. */
   file: string;
   /** Absolute path of the dataset directory the task came from (for its mirror/). */
   datasetDir: string;
+  /** Content digest of the task as written (src/task/manifest.ts), taken before any patch is derived. */
+  digest: string;
 }
 
 export function formatIssue(file: string, issue: ZodIssue): string {
@@ -55,7 +58,8 @@ export function loadTaskFile(file: string, datasetDir?: string): LoadedTask {
   } catch (e) {
     throw new UserError('INVALID_TASK', `${abs}: not valid JSON (${(e as Error).message})`);
   }
-  return { task: parseTask(raw, abs), file: abs, datasetDir: datasetDir ?? datasetDirOf(abs) };
+  const task = parseTask(raw, abs);
+  return { task, file: abs, datasetDir: datasetDir ?? datasetDirOf(abs), digest: taskDigest(task) };
 }
 
 /** The dataset a task file belongs to: the parent of its tasks/ directory, else its directory. */

@@ -2,13 +2,14 @@
 // maintainer's repository scores, and the active tasks with a content digest each. A version of
 // the dataset is identified by its digest (over the active tasks' ids and digests), so retiring,
 // adding or changing a task changes it; retired tasks are listed apart, their files kept.
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../util/errors.js';
+import { canonicalJson, sha256 } from './digest.js';
 import { formatIssue, loadDataset, MANIFEST_FILE } from './load.js';
-import type { Task } from './schema.js';
+
+export { canonicalJson, taskDigest } from './digest.js';
 
 /** Repository-matrix axes only a maintainer can score, with their maximum points. */
 export const MAINTAINER_AXES = { maintenance: 2, architecture: 2 } as const;
@@ -53,25 +54,6 @@ export const ManifestSchema = z
   })
   .strict();
 export type Manifest = z.infer<typeof ManifestSchema>;
-
-/** JSON with object keys sorted at every depth and no whitespace: the same value, the same text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value);
-}
-
-const sha256 = (s: string) => `sha256:${createHash('sha256').update(s).digest('hex')}`;
-
-/** Digest of a task as loaded (defaults filled), so formatting never changes it. */
-export function taskDigest(task: Task): string {
-  return sha256(canonicalJson(task));
-}
 
 export function datasetDigest(tasks: { task_id: string; digest: string }[]): string {
   return sha256(canonicalJson(tasks.map((t) => ({ task_id: t.task_id, digest: t.digest }))));
@@ -125,7 +107,7 @@ export function buildManifest(datasetDir: string, changes: ManifestChanges = {})
   const rel = (f: string) => relative(dir, f);
   const tasks = loaded
     .filter((t) => t.task.status.state === 'active')
-    .map((t) => ({ task_id: t.task.task_id, file: rel(t.file), digest: taskDigest(t.task) }));
+    .map((t) => ({ task_id: t.task.task_id, file: rel(t.file), digest: t.digest }));
   const retired = loaded
     .filter((t) => t.task.status.state === 'retired')
     .map((t) => ({

@@ -15,6 +15,12 @@ export const RESULT_FORMATS = [
 export type ResultFormat = (typeof RESULT_FORMATS)[number];
 
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a full 40-character lowercase git commit SHA');
+const patchDigest = z
+  .string()
+  .regex(
+    /^sha256:[0-9a-f]{64}$/,
+    '"sha256:" and 64 lowercase hex digits (nanobench task import --reference writes it)',
+  );
 const isoDate = z
   .string()
   .datetime({ offset: true, message: 'an ISO-8601 date-time, e.g. 2026-01-15T00:00:00Z' });
@@ -80,11 +86,42 @@ export const TaskSchema = z
     token_estimate: z.number().int().nonnegative(),
     problem_statement: z.string().min(1),
     required_files: z.array(z.string().min(1)).min(1),
+    // A task holds its patches either inline (hand-written fixture tasks) or as a reference to
+    // the PR commit they are derived from when the task is loaded (tasks of real repositories:
+    // no upstream code in the dataset). src/task/patches.ts does the deriving.
     ground_truth_patch: z
       .string()
       .min(1)
-      .describe('the golden patch WITHOUT test files; never shown to the agent'),
-    test_patch: z.string().describe("the PR's test changes; applied by the verifier only"),
+      .optional()
+      .describe(
+        'inline form: the golden patch WITHOUT test files; never shown to the agent (reference tasks derive it from pr_commit)',
+      ),
+    test_patch: z
+      .string()
+      .optional()
+      .describe(
+        "inline form: the PR's test changes; applied by the verifier only (reference tasks derive it from pr_commit)",
+      ),
+    pr_commit: sha
+      .optional()
+      .describe("the PR's squash or merge commit; its first parent is base_commit"),
+    test_paths: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        'reference form: the paths the PR changes that are tests; their diff (base_commit..pr_commit) is test_patch',
+      ),
+    excluded_paths: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        'reference form: paths the PR changes that are in neither patch (changelog, docs, generated files)',
+      ),
+    patch_digests: z
+      .object({ ground_truth_patch: patchDigest, test_patch: patchDigest })
+      .strict()
+      .optional()
+      .describe('reference form: sha256 of each derived patch; a different derivation is refused'),
     test_command: z
       .string()
       .min(1)
@@ -107,6 +144,7 @@ export const TaskSchema = z
   })
   .strict()
   .superRefine((t, ctx) => {
+    patchForm(t, ctx);
     const names = t.test_suites.map((s) => s.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup)
@@ -130,6 +168,46 @@ export const TaskSchema = z
       });
     }
   });
+
+/** Inline patches, or pr_commit + test_paths + patch_digests to derive them from: never both. */
+function patchForm(
+  t: {
+    ground_truth_patch?: string;
+    test_patch?: string;
+    pr_commit?: string;
+    test_paths?: string[];
+    excluded_paths?: string[];
+    patch_digests?: object;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const issue = (path: string, message: string) =>
+    ctx.addIssue({ code: 'custom', path: [path], message });
+  if (t.ground_truth_patch !== undefined) {
+    if (t.test_patch === undefined)
+      issue(
+        'test_patch',
+        'missing; an inline task needs test_patch too (the empty string if none)',
+      );
+    for (const k of ['test_paths', 'excluded_paths', 'patch_digests'] as const)
+      if (t[k] !== undefined)
+        issue(
+          k,
+          'belongs to reference tasks, whose patches are derived from pr_commit; remove it, or remove the inline ground_truth_patch and test_patch',
+        );
+    return;
+  }
+  if (t.test_patch !== undefined)
+    issue('ground_truth_patch', 'missing; an inline task needs ground_truth_patch too');
+  const missing = (['pr_commit', 'test_paths', 'patch_digests'] as const).filter(
+    (k) => t[k] === undefined,
+  );
+  for (const k of missing)
+    issue(
+      k,
+      'missing; a task without inline patches derives them from pr_commit, test_paths and patch_digests (nanobench task import --reference writes all three)',
+    );
+}
 
 export type Task = z.infer<typeof TaskSchema>;
 export type TaskInput = z.input<typeof TaskSchema>;

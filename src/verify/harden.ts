@@ -8,7 +8,7 @@
 // disk; whatever the agent changed is reported so the integrity audit can flag it.
 import { chmodSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Task } from '../task/schema.js';
+import type { ResolvedTask } from '../task/patches.js';
 import { mergePackageJson, mergeTestSections } from './config-merge.js';
 import { lstatOrNull, restoreEntry, sameEntry, walk } from './fs-tree.js';
 import { commandFiles, DEPENDENCY_DIRS, infraKind } from './infra.js';
@@ -115,7 +115,7 @@ function restoreDependencies(ws: string, snapshotWs: string, sinceNs: bigint): s
 export function restoreInfrastructure(
   ws: string,
   snapshotWs: string,
-  task: Task,
+  task: ResolvedTask,
   sinceNs: bigint,
   /** HOME of the test runs: it must not exist yet (the agent could plant user-site hooks). */
   verifyHome?: string,

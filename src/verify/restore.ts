@@ -3,7 +3,7 @@
 // applied. The agent can never earn reward by editing tests.
 import { existsSync, rmSync } from 'node:fs';
 import { isAbsolute, join, normalize } from 'node:path';
-import type { Task } from '../task/schema.js';
+import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';
 import { git } from '../util/git.js';
 import { runShell } from '../util/process.js';
@@ -18,7 +18,7 @@ export function patchPaths(patch: string): string[] {
   return [...paths];
 }
 
-export function protectedTestPaths(task: Task): string[] {
+export function protectedTestPaths(task: ResolvedTask): string[] {
   const all = new Set<string>(patchPaths(task.test_patch));
   for (const s of task.test_suites) for (const p of s.test_files) all.add(p);
   return [...all].map((p) => {
@@ -32,7 +32,7 @@ export function protectedTestPaths(task: Task): string[] {
 export async function restoreTests(
   ws: string,
   baselineTree: string,
-  task: Task,
+  task: ResolvedTask,
 ): Promise<string[]> {
   const paths = protectedTestPaths(task);
   for (const p of paths) {

@@ -2,7 +2,8 @@
 // and turn runner output into per-test outcomes keyed "<suite>::<id>".
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Task, TestSuite } from '../task/schema.js';
+import type { ResolvedTask } from '../task/patches.js';
+import type { TestSuite } from '../task/schema.js';
 import { testId } from '../task/schema.js';
 import { run } from '../util/process.js';
 import { parseSuite } from './parsers/index.js';
@@ -93,7 +94,7 @@ export async function runSuite(
 export async function verify(
   ws: string,
   baselineTree: string,
-  task: Task,
+  task: ResolvedTask,
   scratchDir: string,
   wrap?: Wrap,
 ): Promise<Verification> {

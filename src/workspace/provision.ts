@@ -9,9 +9,9 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import type { Task } from '../task/schema.js';
 import { InfraError } from '../util/errors.js';
-import { GIT_ENV, git, tryGit } from '../util/git.js';
+import { GIT_ENV, git } from '../util/git.js';
 import { runShell } from '../util/process.js';
-import type { RepoSource } from './source.js';
+import { ensureSourceClone, type RepoSource } from './source.js';
 
 export interface Snapshot {
   dir: string;
@@ -34,33 +34,6 @@ export interface ProvisionResult {
 const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
 const slug = (repo: string) => repo.replace(/[^A-Za-z0-9._-]+/g, '_');
 const tmpName = (p: string) => `${p}.tmp-${process.pid}-${Date.now()}`;
-
-/** A bare full clone of the source, private to NanoBench (never shown to an agent). */
-export function ensureSourceClone(cacheDir: string, task: Task, source: RepoSource): string {
-  const dir = join(cacheDir, 'sources', `${slug(task.repo)}-${hash(source.location)}.git`);
-  if (!existsSync(dir)) {
-    mkdirSync(join(cacheDir, 'sources'), { recursive: true });
-    const tmp = tmpName(dir);
-    git(cacheDir, ['clone', '--bare', '--quiet', source.location, tmp]);
-    try {
-      renameSync(tmp, dir);
-    } catch {
-      rmSync(tmp, { recursive: true, force: true }); // another process won the race
-    }
-  }
-  const hasBase = () =>
-    tryGit(dir, ['cat-file', '-e', `${task.base_commit}^{commit}`]) !== undefined;
-  if (!hasBase()) {
-    // The clone may predate the commit: refresh it once from its source.
-    tryGit(dir, ['fetch', '--quiet', source.location, '+refs/*:refs/*']);
-    if (!hasBase())
-      throw new InfraError(
-        'provision',
-        `base_commit ${task.base_commit} of task ${task.task_id} is not in ${source.location}`,
-      );
-  }
-  return dir;
-}
 
 function buildSnapshot(dir: string, sourceClone: string, task: Task): void {
   const ws = join(dir, 'ws');
@@ -170,7 +143,9 @@ export async function provision(
   source: RepoSource,
   workspace: string,
 ): Promise<ProvisionResult> {
-  const clone = ensureSourceClone(cacheDir, task, source);
+  const clone = await ensureSourceClone(cacheDir, task.repo, source, {
+    commits: [task.base_commit],
+  });
   const snap = await ensureSnapshot(cacheDir, task, clone);
   materialize(snap, workspace);
   return {

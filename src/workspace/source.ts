@@ -1,8 +1,14 @@
-// Where a task's repository comes from. Local copies win over the network, in this order:
-// --mirror DIR, the dataset's own mirror/ directory, a local repo_url; a remote URL last.
-import { existsSync } from 'node:fs';
+// Where a task's repository comes from, and NanoBench's private clone of it. Local copies win
+// over the network, in this order: --mirror DIR, the dataset's own mirror/ directory, a local
+// repo_url; a remote URL last. The clone is bare, holds the whole history (PR commits included)
+// and is never shown to an agent.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { LoadedTask } from '../task/load.js';
+import { InfraError } from '../util/errors.js';
+import { GIT_ENV, tryGit } from '../util/git.js';
+import { run } from '../util/process.js';
 
 export interface RepoSource {
   /** Path or URL git can fetch from. */
@@ -32,4 +38,109 @@ export function resolveSource(lt: LoadedTask, mirrorDir?: string): RepoSource {
     if (existsSync(p)) return { location: p, kind: 'local' };
   }
   return { location: repo_url, kind: 'remote' };
+}
+
+/**
+ * How long a clone or fetch may take. A server that accepts the connection and then sends
+ * nothing is cut off by git's low-speed limit (under 1 KB/s for a minute); the overall limit
+ * bounds everything else. NANOBENCH_CLONE_TIMEOUT_SEC overrides it (large repositories, slow links).
+ */
+export function cloneTimeoutMs(): number {
+  const sec = Number(process.env.NANOBENCH_CLONE_TIMEOUT_SEC);
+  return (Number.isFinite(sec) && sec > 0 ? sec : 1800) * 1000;
+}
+
+const STALL_ENV = { GIT_HTTP_LOW_SPEED_LIMIT: '1000', GIT_HTTP_LOW_SPEED_TIME: '60' };
+
+export interface SourceCloneOptions {
+  /** Commits the clone must hold (base_commit, pr_commit). */
+  commits: string[];
+  /** Says what is being cloned, for progress on stderr. */
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
+const slug = (repo: string) => repo.replace(/[^A-Za-z0-9._-]+/g, '_');
+
+/** Where the clone of `repo` from `location` lives in the cache. */
+export function sourceClonePath(cacheDir: string, repo: string, location: string): string {
+  return join(cacheDir, 'sources', `${slug(repo)}-${hash(location)}.git`);
+}
+
+async function gitBounded(cwd: string, args: string[], signal?: AbortSignal) {
+  return run('git', args, {
+    cwd,
+    env: { ...GIT_ENV, ...STALL_ENV },
+    timeoutMs: cloneTimeoutMs(),
+    signal,
+  });
+}
+
+function unreachable(repo: string, source: RepoSource, why: string): InfraError {
+  const hint =
+    source.kind === 'remote'
+      ? `bring a copy of the repository and pass --mirror DIR (DIR/${repo}.git), or run "nanobench dataset fetch" where ${source.location} is reachable`
+      : `check that ${source.location} is a git repository (bare, bundle or checkout) of ${repo}`;
+  return new InfraError('source', `cannot fetch ${repo} from ${source.location} (${why}); ${hint}`);
+}
+
+const lastLine = (s: string) => s.trim().split('\n').pop() ?? '';
+const missing = (dir: string, commits: string[]) =>
+  commits.filter((c) => tryGit(dir, ['cat-file', '-e', `${c}^{commit}`]) === undefined);
+
+/**
+ * A bare full clone of the source in the cache, holding every commit asked for. Built in a temp
+ * directory and renamed into place, so an interrupted clone leaves nothing that looks finished
+ * and the next call starts over; an existing clone that lacks a commit is refreshed once.
+ */
+export async function ensureSourceClone(
+  cacheDir: string,
+  repo: string,
+  source: RepoSource,
+  o: SourceCloneOptions,
+): Promise<string> {
+  const dir = sourceClonePath(cacheDir, repo, source.location);
+  if (!existsSync(dir)) {
+    mkdirSync(join(cacheDir, 'sources'), { recursive: true });
+    const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+    o.log?.(`cloning ${repo} from ${source.location}`);
+    try {
+      const r = await gitBounded(
+        cacheDir,
+        ['clone', '--bare', '--quiet', source.location, tmp],
+        o.signal,
+      );
+      if (r.timedOut)
+        throw unreachable(repo, source, `no answer within ${cloneTimeoutMs() / 1000}s`);
+      if (o.signal?.aborted) throw new InfraError('interrupted', `clone of ${repo} interrupted`);
+      if (r.exitCode !== 0) throw unreachable(repo, source, lastLine(r.stderr));
+      try {
+        renameSync(tmp, dir);
+      } catch {
+        // another process won the race; its clone is as good as ours
+      }
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  if (missing(dir, o.commits).length > 0) {
+    // The clone may predate the commits: refresh it once from its source.
+    o.log?.(`updating the clone of ${repo} from ${source.location}`);
+    const r = await gitBounded(
+      dir,
+      ['fetch', '--quiet', source.location, '+refs/*:refs/*'],
+      o.signal,
+    );
+    if (o.signal?.aborted) throw new InfraError('interrupted', `fetch of ${repo} interrupted`);
+    const still = missing(dir, o.commits);
+    if (still.length)
+      throw new InfraError(
+        'source',
+        r.exitCode !== 0 || r.timedOut
+          ? `${repo}: commit(s) ${still.map((c) => c.slice(0, 12)).join(', ')} not in the cached clone, and ${source.location} could not be fetched (${r.timedOut ? 'timed out' : lastLine(r.stderr)})`
+          : `${repo}: commit(s) ${still.join(', ')} are not in ${source.location}: its history was rewritten, or it is another repository`,
+      );
+  }
+  return dir;
 }
