@@ -43,7 +43,7 @@ export async function fetchDataset(
       kind: source.kind,
       tasks: group.map((t) => t.task.task_id),
       status: 'ok',
-      cached: existsSync(sourceClonePath(o.cacheDir, first.task.repo, source.location)),
+      cached: existsSync(sourceClonePath(o.cacheDir, first.task.repo)),
       ms: 0,
     };
     try {

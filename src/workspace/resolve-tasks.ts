@@ -13,6 +13,7 @@ import {
   type TaskPatches,
 } from '../task/patches.js';
 import type { Task } from '../task/schema.js';
+import { InfraError } from '../util/errors.js';
 import { ensureSourceClone, resolveSource } from './source.js';
 
 export interface ResolveOptions {
@@ -67,7 +68,12 @@ export async function resolveTask(
   let patches = readCached(cacheFile);
   if (patches) checkDigests(lt.task, patches, lt.file);
   else {
-    const clone = await sourceCloneFor(lt, o);
+    const clone = await sourceCloneFor(lt, o).catch((e: unknown) => {
+      // Say which task needed the repository (a dataset has many).
+      if (e instanceof InfraError && e.stage === 'source')
+        throw new InfraError('source', `task ${lt.task.task_id} (${lt.file}): ${e.message}`);
+      throw e;
+    });
     patches = derivePatches(clone, lt.task, lt.file);
     mkdirSync(join(o.cacheDir, 'patches'), { recursive: true });
     const tmp = `${cacheFile}.tmp-${process.pid}`;

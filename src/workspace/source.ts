@@ -2,7 +2,6 @@
 // over the network, in this order: --mirror DIR, the dataset's own mirror/ directory, a local
 // repo_url; a remote URL last. The clone is bare, holds the whole history (PR commits included)
 // and is never shown to an agent.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { LoadedTask } from '../task/load.js';
@@ -60,12 +59,16 @@ export interface SourceCloneOptions {
   signal?: AbortSignal;
 }
 
-const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
 const slug = (repo: string) => repo.replace(/[^A-Za-z0-9._-]+/g, '_');
 
-/** Where the clone of `repo` from `location` lives in the cache. */
-export function sourceClonePath(cacheDir: string, repo: string, location: string): string {
-  return join(cacheDir, 'sources', `${slug(repo)}-${hash(location)}.git`);
+/**
+ * Where the clone of `repo` lives in the cache. One per repository, wherever it came from: after
+ * `dataset fetch` (or a run with --mirror) later runs find it without the mirror or the network.
+ * Commits are what matter, and they are checked on every use, so a clone filled from two
+ * sources is as good as one.
+ */
+export function sourceClonePath(cacheDir: string, repo: string): string {
+  return join(cacheDir, 'sources', `${slug(repo)}.git`);
 }
 
 async function gitBounded(cwd: string, args: string[], signal?: AbortSignal) {
@@ -100,7 +103,7 @@ export async function ensureSourceClone(
   source: RepoSource,
   o: SourceCloneOptions,
 ): Promise<string> {
-  const dir = sourceClonePath(cacheDir, repo, source.location);
+  const dir = sourceClonePath(cacheDir, repo);
   if (!existsSync(dir)) {
     mkdirSync(join(cacheDir, 'sources'), { recursive: true });
     const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
