@@ -2,11 +2,13 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { checkImport } from '../gates/import-check.js';
 import { findTaskFile, openDispute, resolveDispute, retireTask } from '../task/governance.js';
-import { importTask, scaffoldTask } from '../task/import.js';
+import { type ImportResult, importFrom, openRepo, scaffoldTask } from '../task/import.js';
 import { findPlaceholders } from '../task/placeholders.js';
 import { UserError } from '../util/errors.js';
 import type { Io } from './progress.js';
+import { DEFAULT_DB } from './run.js';
 
 function writeNew(file: string, raw: Record<string, unknown>, force: boolean): void {
   if (existsSync(file) && !force)
@@ -42,10 +44,16 @@ export function registerTask(program: Command, io: Io): void {
       'write references and digests (pr_commit, test_paths, patch_digests) instead of patch text: for tasks of real repositories',
     )
     .option('--exclude <paths...>', 'changed paths in neither patch (docs, generated files)')
+    .option('--narrow', "point each guessed suite at the PR's test files, not the whole suite")
+    .option(
+      '--no-check',
+      'write the guesses without running them (by default the suites run once at base and once with the golden patch)',
+    )
+    .option('--cache-dir <dir>', 'cache of source clones and environments (shared with run)')
     .option('--out <file>', 'write the task file here (default: stdout)')
     .option('--force', 'overwrite --out')
-    .action((o) => {
-      const r = importTask({
+    .action(async (o) => {
+      const options = {
         repo: o.repo,
         commit: o.commit,
         pr: o.pr,
@@ -54,8 +62,32 @@ export function registerTask(program: Command, io: Io): void {
         mirror: o.mirror,
         reference: Boolean(o.reference),
         exclude: o.exclude,
-      });
-      for (const n of r.notes) io.stderr.write(`nanobench: ${n}\n`);
+        narrow: Boolean(o.narrow),
+      };
+      if (o.out && existsSync(o.out) && !o.force)
+        throw new UserError('EXISTS', `${o.out} already exists (add --force to overwrite it)`);
+      const repo = openRepo(options);
+      let r: ImportResult;
+      try {
+        r = importFrom(repo.gitDir, repo.location, options);
+        for (const n of r.notes) io.stderr.write(`nanobench: ${n}\n`);
+        if (o.check) {
+          const checks = await checkImport(r.task, repo.gitDir, {
+            cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
+            log: (line) => io.stderr.write(`nanobench: ${line}\n`),
+          });
+          for (const c of checks)
+            io.stderr.write(
+              `nanobench: suite ${c.suite}: ${c.verified ? 'verified' : 'NOT verified'}: ${c.reason}\n`,
+            );
+          if (checks.some((c) => !c.verified))
+            io.stderr.write(
+              'nanobench: fix the suites not verified (command, format, result_file, install_command) before filling in the rest; nanobench validate shows the same runs gate by gate\n',
+            );
+        }
+      } finally {
+        repo.cleanup();
+      }
       const todo = todoList(r.task);
       if (o.out) {
         writeNew(o.out, r.task, Boolean(o.force));

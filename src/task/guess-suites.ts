@@ -4,6 +4,13 @@
 // (`nanobench validate` runs the suites, so a wrong guess fails loudly).
 import { posix } from 'node:path';
 import type { ResultFormat } from './schema.js';
+import {
+  chooseInvocation,
+  invocations,
+  optionsOnly,
+  type Runner,
+  runnableTestFiles,
+} from './script-runners.js';
 import { languageOf, testRoot } from './test-paths.js';
 
 export interface RepoView {
@@ -51,24 +58,6 @@ function groupBy<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
   return m;
 }
 
-const RUNNERS = ['vitest', 'jest', 'mocha', 'tape', 'tap', 'node'] as const;
-type Runner = (typeof RUNNERS)[number];
-
-/** The segment of a test script that invokes a known runner, and the arguments after it. */
-function runnerInScript(script: string): { runner: Runner; args: string[] } | undefined {
-  for (const segment of script.split(/&&|\|\||;/)) {
-    const words = segment.trim().split(/\s+/);
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i].replace(/^.*\/node_modules\/\.bin\//, '');
-      if (w === 'node' && words.slice(i + 1).includes('--test'))
-        return { runner: 'node', args: words.slice(i + 1).filter((a) => a !== '--test') };
-      if ((RUNNERS as readonly string[]).includes(w) && w !== 'node')
-        return { runner: w as Runner, args: words.slice(i + 1) };
-    }
-  }
-  return undefined;
-}
-
 /** Drops reporter, output, watch and coverage options: the guess sets its own. */
 function plainArgs(args: string[]): string[] {
   const out: string[] = [];
@@ -114,6 +103,7 @@ function jsSuite(
   dir: string,
   testFiles: string[],
   notes: string[],
+  narrow: boolean,
 ): { suite: Omit<GuessedSuite, 'name'>; install: string | null } {
   const pkgText = repo.read(rel(dir, 'package.json')) ?? '{}';
   let pkg: Record<string, unknown> = {};
@@ -122,25 +112,50 @@ function jsSuite(
   } catch {
     notes.push(`${rel(dir, 'package.json')} is not valid JSON; guessed "npm test"`);
   }
-  const script = ((pkg.scripts as Record<string, string> | undefined)?.test ?? '').trim();
+  const scripts = (pkg.scripts as Record<string, string> | undefined) ?? {};
+  const script = (scripts.test ?? '').trim();
   const deps = { ...(pkg.devDependencies as object), ...(pkg.dependencies as object) } as Record<
     string,
     string
   >;
-  const inScript = runnerInScript(script);
+  // Paths relative to the package, as its runner sees them.
+  const local = testFiles.map((f) => (dir ? f.slice(dir.length + 1) : f));
+  const all = invocations(scripts);
+  const inScript = chooseInvocation(all, local);
+  const skipped = all.filter((i) => i !== inScript);
   const fromScript = inScript !== undefined;
   const found =
     inScript ??
     (['vitest', 'jest', 'mocha', 'tap', 'tape'] as const)
       .filter((r) => r in deps)
-      .map((runner) => ({ runner: runner as Runner, args: [] as string[] }))[0];
+      .map((runner) => ({ runner: runner as Runner, args: [] as string[], script: 'test' }))[0];
   const language = testFiles.some((f) => languageOf(f) === 'typescript')
     ? 'typescript'
     : 'javascript';
   const test_files = [...new Set(testFiles.map(testRoot))].sort();
   const base = { language, test_files };
-  const args = found ? plainArgs(found.args).join(' ') : '';
+  // Point the runner at the PR's test files instead of the script's own filters: the suite then
+  // runs the tests that decide the task, in the time they take.
+  const runnable = found && narrow ? runnableTestFiles(found.runner, local) : [];
+  const args = found
+    ? [
+        ...plainArgs(runnable.length ? optionsOnly(found.runner, found.args) : found.args),
+        ...runnable,
+      ].join(' ')
+    : '';
   const tail = args ? ` ${args}` : '';
+  if (skipped.length && inScript)
+    notes.push(
+      `the test scripts invoke ${all.length} runner(s); took "${found.runner}${found.args.length ? ` ${found.args.join(' ')}` : ''}" (script "${found.script}") as the one that reaches the PR's test files, not ${skipped.map((i) => `"${i.runner} ${i.args.join(' ')}"`.replace(/ "$/, '"')).join(', ')}`,
+    );
+  if (found && runnable.length)
+    notes.push(
+      `suite narrowed to the PR's ${runnable.length} test file(s): ${runnable.join(', ')}; widen it by hand if more of the package's tests should guard against breakage`,
+    );
+  else if (found && narrow)
+    notes.push(
+      `none of the PR's test files is one a runner can be pointed at (${local.join(', ') || 'none'}); the script's own arguments were kept`,
+    );
   const where = `${rel(dir, 'package.json')}${script ? ` (test script "${script}")` : ''}`;
   let suite: Omit<GuessedSuite, 'name'>;
   switch (found?.runner) {
@@ -197,7 +212,7 @@ function jsSuite(
 
 const PY_ROOT_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'pytest.ini', 'tox.ini'];
 
-function pySuites(repo: RepoView, testFiles: string[], notes: string[]) {
+function pySuites(repo: RepoView, testFiles: string[], notes: string[], narrow: boolean) {
   const out: { suite: Omit<GuessedSuite, 'name'>; install: string | null; dir: string }[] = [];
   const rootOf = (f: string) => {
     const marked = nearest(repo, f, PY_ROOT_MARKERS);
@@ -243,17 +258,27 @@ function pySuites(repo: RepoView, testFiles: string[], notes: string[]) {
       notes.push(`Python dependencies installed into a .venv from ${rel(dir, '') || 'the root'}`);
     }
     const test_files = [...new Set(files.map(testRoot))].sort();
+    const local = files.map((f) => (dir ? f.slice(dir.length + 1) : f));
+    const runnable = narrow ? runnableTestFiles(pytest ? 'pytest' : 'unittest', local) : [];
+    const tail = runnable.length ? ` ${runnable.join(' ')}` : '';
+    if (runnable.length)
+      notes.push(
+        `Python suite narrowed to the PR's ${runnable.length} test file(s): ${runnable.join(', ')}`,
+      );
     const suite: Omit<GuessedSuite, 'name'> = pytest
       ? {
           language: 'python',
-          command: inDir(dir, `${py} -m pytest -p no:cacheprovider -q --junitxml=${RESULT_XML}`),
+          command: inDir(
+            dir,
+            `${py} -m pytest -p no:cacheprovider -q --junitxml=${RESULT_XML}${tail}`,
+          ),
           format: 'junit-xml',
           result_file: rel(dir, RESULT_XML),
           test_files,
         }
       : {
           language: 'python',
-          command: inDir(dir, `${py} -m unittest -v`),
+          command: inDir(dir, `${py} -m unittest -v${tail}`),
           format: 'unittest',
           test_files,
         };
@@ -269,7 +294,11 @@ function pySuites(repo: RepoView, testFiles: string[], notes: string[]) {
  * Test suites and install command for a PR's test files. JS/TS test files are grouped by their
  * nearest package.json, Python test files by their nearest project root; one suite per group.
  */
-export function guessSuites(repo: RepoView, testFiles: string[]): SuiteGuess {
+export function guessSuites(
+  repo: RepoView,
+  testFiles: string[],
+  o: { narrow?: boolean } = {},
+): SuiteGuess {
   const notes: string[] = [];
   const js = testFiles.filter((f) => ['javascript', 'typescript'].includes(languageOf(f) ?? ''));
   const py = testFiles.filter((f) => f.endsWith('.py'));
@@ -293,11 +322,12 @@ export function guessSuites(repo: RepoView, testFiles: string[]): SuiteGuess {
       dir,
       files.filter((f) => f !== 'package.json'),
       notes,
+      Boolean(o.narrow),
     );
     add(name('js', dir, i), g.suite);
     if (g.install) installs.push(dir ? `(${inDir(dir, g.install)})` : g.install);
   });
-  pySuites(repo, py, notes).forEach((g, i) => {
+  pySuites(repo, py, notes, Boolean(o.narrow)).forEach((g, i) => {
     add(name('py', g.dir, i), g.suite);
     if (g.install) installs.push(g.dir ? `(${g.install})` : g.install);
   });

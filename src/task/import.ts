@@ -38,6 +38,8 @@ export interface ImportOptions {
   reference?: boolean;
   /** Changed paths that go into neither patch (docs, changelog, generated files). */
   exclude?: string[];
+  /** Point each guessed suite at the PR's test files instead of the whole suite. */
+  narrow?: boolean;
 }
 
 export interface ImportResult {
@@ -61,7 +63,11 @@ const DIFF = [
 const isUrl = (s: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^[^/\s]+@[^:\s]+:/.test(s);
 
 /** A git directory to read from; bundles and URLs are cloned (bare) into a temp dir first. */
-function openRepo(o: ImportOptions): { gitDir: string; location: string; cleanup: () => void } {
+export function openRepo(o: ImportOptions): {
+  gitDir: string;
+  location: string;
+  cleanup: () => void;
+} {
   let location = o.repo;
   if (o.mirror && !existsSync(o.repo)) {
     const hit = inMirror(resolve(o.mirror), o.repo);
@@ -133,132 +139,131 @@ function taskTypeOf(subject: string): string | undefined {
 export function importTask(o: ImportOptions): ImportResult {
   const { gitDir, location, cleanup } = openRepo(o);
   try {
-    const sha = tryGit(gitDir, [
-      'rev-parse',
-      '--verify',
-      '--quiet',
-      `${o.commit}^{commit}`,
-    ])?.trim();
-    if (!sha) throw new UserError('NO_COMMIT', `${location}: no commit ${o.commit}`);
-    const parents = git(gitDir, ['rev-list', '--parents', '-n', '1', sha]).trim().split(' ');
-    if (parents.length < 2)
-      throw new UserError('NO_PARENT', `${sha} has no parent: a PR commit needs a base`);
-    const base = parents[1];
-    const show = (fmt: string) => git(gitDir, ['show', '-s', `--format=${fmt}`, sha]);
-    const message = show('%B').trim();
-    const subject = message.split('\n')[0];
-    const changed = git(gitDir, ['diff', '--name-only', '-z', '--no-renames', base, sha])
-      .split('\0')
-      .filter(Boolean);
-    const excluded = [...new Set([...(o.exclude ?? []), ...changed.filter(isReleaseNote)])];
-    const notChanged = (o.exclude ?? []).filter((p) => !changed.includes(p));
-    if (notChanged.length)
-      throw new UserError(
-        'BAD_OPTION',
-        `--exclude: ${notChanged.join(', ')} not changed by ${sha.slice(0, 12)} (it changes: ${changed.join(', ')})`,
-      );
-    const kept = changed.filter((p) => !excluded.includes(p));
-    const tests = kept.filter(isTestPath);
-    const sources = kept.filter((p) => !isTestPath(p));
-    if (sources.length === 0)
-      throw new UserError(
-        'NO_SOURCE_CHANGE',
-        `${sha}: the commit changes only test files (${tests.join(', ')}); there is no fix to ask for`,
-      );
-    const diff = (paths: string[]) =>
-      paths.length
-        ? git(gitDir, [...DIFF, base, sha, '--', ...paths.map((p) => `:(literal)${p}`)])
-        : '';
-    const files = new Set(
-      git(gitDir, ['ls-tree', '-r', '--name-only', '-z', sha]).split('\0').filter(Boolean),
-    );
-    const read = (p: string) =>
-      files.has(p) ? tryGit(gitDir, ['show', `${sha}:${p}`]) : undefined;
-    const chars = changed.reduce((n, p) => n + (read(p)?.length ?? 0), 0);
-    const guess = guessSuites({ files, read }, tests);
-    const id = identity(o, gitDir, location);
-    const name = id.repo.split('/').pop() ?? 'task';
-    const taskId = (o.id ?? `${name}-${id.prNumber ?? sha.slice(0, 7)}`).replace(
-      /[^A-Za-z0-9._-]+/g,
-      '-',
-    );
-    const issue = /\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+#(\d+)/i.exec(message);
-    const type = taskTypeOf(subject);
-    const notes = [...guess.notes];
-    if (!type) notes.push('task_type: the commit subject has no conventional prefix; fill it in');
-    const task: Record<string, unknown> = {
-      schema_version: 1,
-      task_id: taskId,
-      repo: id.repo,
-      repo_url: id.repo_url,
-      issue_url:
-        issue && id.repo_url.startsWith('https://github.com/')
-          ? `${id.repo_url}/issues/${issue[1]}`
-          : null,
-      pr_url: o.pr ?? null,
-      base_commit: base,
-      languages: languagesOf(changed),
-      domain: placeholder('the domain of the code, e.g. "billing" or "terminal UI"'),
-      complexity_tier: placeholder(
-        'a number 1-4: 1 local logic, 2 one module, 3 several modules, 4 cross-system or cross-language',
-      ),
-      task_type: type ?? placeholder('bug_fix, feature, refactor, performance or other'),
-      reasoning_category: placeholder('what kind of reasoning the fix needs, e.g. "api-design"'),
-      token_estimate: Math.ceil(chars / 4),
-      problem_statement: placeholder(
-        `the problem as a user would report it (symptom, expected behaviour), without the solution. The commit says: ${message}`,
-      ),
-      required_files: sources,
-      ...(o.reference
-        ? {
-            pr_commit: sha,
-            test_paths: tests,
-            ...(excluded.length ? { excluded_paths: excluded } : {}),
-            patch_digests: {
-              ground_truth_patch: patchDigest(diffPaths(gitDir, base, sha, sources)),
-              test_patch: patchDigest(diffPaths(gitDir, base, sha, tests)),
-            },
-          }
-        : { ground_truth_patch: diff(sources), test_patch: diff(tests) }),
-      test_command:
-        guess.suites
-          .map((s) => (s.command.startsWith('cd ') ? `(${s.command})` : s.command))
-          .join(' && ') || placeholder('the test command'),
-      test_suites: guess.suites.length
-        ? guess.suites
-        : [
-            {
-              name: 'js',
-              language: placeholder('language'),
-              command: placeholder('command'),
-              format: placeholder('result format'),
-              test_files: [],
-            },
-          ],
-      fail_to_pass: [],
-      pass_to_pass: [],
-      install_command: guess.install_command,
-      timeouts: { agent_sec: 900, verifier_sec: 300 },
-      contributor: show('%an').trim() || placeholder('the PR author'),
-      merged_at: new Date(show('%cI').trim()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      status: { state: 'active' },
-    };
-    notes.push(
-      `golden patch: ${sources.length} file(s); test_patch: ${tests.length} file(s)${tests.length ? '' : ' (none: the verifier can only use tests already at base)'}${excluded.length ? `; excluded: ${excluded.join(', ')}` : ''}`,
-    );
-    const prose = sources.filter((p) => languageOf(p) === undefined);
-    if (prose.length)
-      notes.push(
-        `not code, yet in the golden patch and required_files: ${prose.join(', ')}; if the agent need not change them, re-import with --exclude`,
-      );
-    if (o.reference)
-      notes.push(
-        'reference task: no patch text is written; the patches are derived from pr_commit when the task is loaded and checked against patch_digests',
-      );
-    return { task, notes };
+    return importFrom(gitDir, location, o);
   } finally {
     cleanup();
   }
+}
+
+/** The task for `o.commit` from an open git directory (see openRepo). */
+export function importFrom(gitDir: string, location: string, o: ImportOptions): ImportResult {
+  const sha = tryGit(gitDir, ['rev-parse', '--verify', '--quiet', `${o.commit}^{commit}`])?.trim();
+  if (!sha) throw new UserError('NO_COMMIT', `${location}: no commit ${o.commit}`);
+  const parents = git(gitDir, ['rev-list', '--parents', '-n', '1', sha]).trim().split(' ');
+  if (parents.length < 2)
+    throw new UserError('NO_PARENT', `${sha} has no parent: a PR commit needs a base`);
+  const base = parents[1];
+  const show = (fmt: string) => git(gitDir, ['show', '-s', `--format=${fmt}`, sha]);
+  const message = show('%B').trim();
+  const subject = message.split('\n')[0];
+  const changed = git(gitDir, ['diff', '--name-only', '-z', '--no-renames', base, sha])
+    .split('\0')
+    .filter(Boolean);
+  const excluded = [...new Set([...(o.exclude ?? []), ...changed.filter(isReleaseNote)])];
+  const notChanged = (o.exclude ?? []).filter((p) => !changed.includes(p));
+  if (notChanged.length)
+    throw new UserError(
+      'BAD_OPTION',
+      `--exclude: ${notChanged.join(', ')} not changed by ${sha.slice(0, 12)} (it changes: ${changed.join(', ')})`,
+    );
+  const kept = changed.filter((p) => !excluded.includes(p));
+  const tests = kept.filter(isTestPath);
+  const sources = kept.filter((p) => !isTestPath(p));
+  if (sources.length === 0)
+    throw new UserError(
+      'NO_SOURCE_CHANGE',
+      `${sha}: the commit changes only test files (${tests.join(', ')}); there is no fix to ask for`,
+    );
+  const diff = (paths: string[]) =>
+    paths.length
+      ? git(gitDir, [...DIFF, base, sha, '--', ...paths.map((p) => `:(literal)${p}`)])
+      : '';
+  const files = new Set(
+    git(gitDir, ['ls-tree', '-r', '--name-only', '-z', sha]).split('\0').filter(Boolean),
+  );
+  const read = (p: string) => (files.has(p) ? tryGit(gitDir, ['show', `${sha}:${p}`]) : undefined);
+  const chars = changed.reduce((n, p) => n + (read(p)?.length ?? 0), 0);
+  const guess = guessSuites({ files, read }, tests, { narrow: o.narrow });
+  const id = identity(o, gitDir, location);
+  const name = id.repo.split('/').pop() ?? 'task';
+  const taskId = (o.id ?? `${name}-${id.prNumber ?? sha.slice(0, 7)}`).replace(
+    /[^A-Za-z0-9._-]+/g,
+    '-',
+  );
+  const issue = /\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+#(\d+)/i.exec(message);
+  const type = taskTypeOf(subject);
+  const notes = [...guess.notes];
+  if (!type) notes.push('task_type: the commit subject has no conventional prefix; fill it in');
+  const task: Record<string, unknown> = {
+    schema_version: 1,
+    task_id: taskId,
+    repo: id.repo,
+    repo_url: id.repo_url,
+    issue_url:
+      issue && id.repo_url.startsWith('https://github.com/')
+        ? `${id.repo_url}/issues/${issue[1]}`
+        : null,
+    pr_url: o.pr ?? null,
+    base_commit: base,
+    languages: languagesOf(changed),
+    domain: placeholder('the domain of the code, e.g. "billing" or "terminal UI"'),
+    complexity_tier: placeholder(
+      'a number 1-4: 1 local logic, 2 one module, 3 several modules, 4 cross-system or cross-language',
+    ),
+    task_type: type ?? placeholder('bug_fix, feature, refactor, performance or other'),
+    reasoning_category: placeholder('what kind of reasoning the fix needs, e.g. "api-design"'),
+    token_estimate: Math.ceil(chars / 4),
+    problem_statement: placeholder(
+      `the problem as a user would report it (symptom, expected behaviour), without the solution. The commit says: ${message}`,
+    ),
+    required_files: sources,
+    ...(o.reference
+      ? {
+          pr_commit: sha,
+          test_paths: tests,
+          ...(excluded.length ? { excluded_paths: excluded } : {}),
+          patch_digests: {
+            ground_truth_patch: patchDigest(diffPaths(gitDir, base, sha, sources)),
+            test_patch: patchDigest(diffPaths(gitDir, base, sha, tests)),
+          },
+        }
+      : { ground_truth_patch: diff(sources), test_patch: diff(tests) }),
+    test_command:
+      guess.suites
+        .map((s) => (s.command.startsWith('cd ') ? `(${s.command})` : s.command))
+        .join(' && ') || placeholder('the test command'),
+    test_suites: guess.suites.length
+      ? guess.suites
+      : [
+          {
+            name: 'js',
+            language: placeholder('language'),
+            command: placeholder('command'),
+            format: placeholder('result format'),
+            test_files: [],
+          },
+        ],
+    fail_to_pass: [],
+    pass_to_pass: [],
+    install_command: guess.install_command,
+    timeouts: { agent_sec: 900, verifier_sec: 300 },
+    contributor: show('%an').trim() || placeholder('the PR author'),
+    merged_at: new Date(show('%cI').trim()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    status: { state: 'active' },
+  };
+  notes.push(
+    `golden patch: ${sources.length} file(s); test_patch: ${tests.length} file(s)${tests.length ? '' : ' (none: the verifier can only use tests already at base)'}${excluded.length ? `; excluded: ${excluded.join(', ')}` : ''}`,
+  );
+  const prose = sources.filter((p) => languageOf(p) === undefined);
+  if (prose.length)
+    notes.push(
+      `not code, yet in the golden patch and required_files: ${prose.join(', ')}; if the agent need not change them, re-import with --exclude`,
+    );
+  if (o.reference)
+    notes.push(
+      'reference task: no patch text is written; the patches are derived from pr_commit when the task is loaded and checked against patch_digests',
+    );
+  return { task, notes };
 }
 
 /** A hand-written task's skeleton (`task new`): every field to fill is a placeholder. */

@@ -74,6 +74,7 @@ beforeAll(() => {
     'ledger-51',
     '--out',
     file,
+    '--no-check',
   ]);
   if (r.code !== 0) throw new Error(r.stderr);
   writeTask({

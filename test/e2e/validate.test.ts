@@ -92,12 +92,27 @@ beforeAll(() => {
       `ledger-${name}`,
       '--out',
       taskFile(`ledger-${name}`),
+      '--cache-dir',
+      cache,
     ]);
     if (r.code !== 0) throw new Error(r.stderr);
+    importLog[name] = r.stderr;
   }
 });
 
+const importLog: Record<string, string> = {};
+
 describe('task import from a scripted fixture PR', () => {
+  it('runs its guessed suites at base and with the golden patch, and says which it verified', () => {
+    expect(importLog.good).toMatch(/suite py: verified: 1 fail_to_pass, \d+ pass_to_pass/);
+    expect(importLog.passing).toMatch(
+      /suite py: NOT verified: all \d+ tests pass at base: none tells the fix from no change/,
+    );
+    expect(importLog.nofix).toMatch(
+      /suite py: NOT verified: 1 test\(s\) fail at base and still fail with the golden patch/,
+    );
+  });
+
   it('derives base, patches, files, date and languages; leaves judgment to the curator', () => {
     const t = readTask(taskFile('ledger-good'));
     expect(t).toMatchObject({
@@ -305,8 +320,11 @@ describe('task import from the example fixture repositories', () => {
         id,
         '--out',
         out,
+        '--cache-dir',
+        cache,
       ]);
       expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/suite \w+: verified/);
       const t = readTask(out);
       for (const f of [
         'repo',

@@ -126,6 +126,93 @@ describe('guessSuites: JavaScript and TypeScript runners', () => {
   });
 });
 
+describe('guessSuites: scripts with several runner invocations (issue 11)', () => {
+  it("takes the invocation that reaches the PR's tests, not the first one with its filter", () => {
+    const scripts = {
+      lint: 'eslint .',
+      test: 'npm run lint && vitest --run typecheck && vitest run',
+    };
+    const g = guessSuites(
+      repo({ 'package.json': pkg(scripts.test, { vitest: '3' }, { scripts }) }),
+      ['tests/parse.test.ts'],
+    );
+    expect(g.suites[0].command).toBe(
+      'npx vitest run --reporter=json --outputFile=.nanobench-results.json',
+    );
+    expect(g.notes.join('\n')).toMatch(
+      /invoke 2 runner\(s\); took "vitest run".*not "vitest --run typecheck"/,
+    );
+  });
+
+  it("a filter that selects the PR's test files is kept", () => {
+    const scripts = { test: 'vitest run unit && vitest run tests/parse' };
+    const g = guessSuites(
+      repo({ 'package.json': pkg(scripts.test, { vitest: '3' }, { scripts }) }),
+      ['tests/parse.test.ts'],
+    );
+    expect(g.suites[0].command).toMatch(/\.json tests\/parse$/);
+  });
+
+  it('follows npm run into the script that runs the tests', () => {
+    const scripts = {
+      build: 'tsc',
+      test: 'npm run build && npm run test:unit',
+      'test:unit': 'mocha --require ts-node/register "test/**/*.spec.ts"',
+    };
+    const g = guessSuites(
+      repo({ 'package.json': pkg(scripts.test, { mocha: '10' }, { scripts }) }),
+      ['test/a.spec.ts'],
+    );
+    expect(g.suites[0].command).toBe(
+      'npx mocha --reporter tap --require ts-node/register "test/**/*.spec.ts"',
+    );
+  });
+});
+
+describe("guessSuites --narrow: the PR's test files only", () => {
+  it("replaces the script's files and filters, keeps its options, skips fixtures and helpers", () => {
+    const g = guessSuites(
+      repo({
+        'package.json': pkg('mocha --require test/support/env.js --check-leaks "test/**/*.js"', {
+          mocha: '10',
+        }),
+      }),
+      ['test/a.js', 'test/support/env.js', 'test/fixtures/data.js', 'test/__snapshots__/a.snap'],
+      { narrow: true },
+    );
+    expect(g.suites[0].command).toBe(
+      'npx mocha --reporter tap --require test/support/env.js --check-leaks test/a.js',
+    );
+    expect(g.notes.join('\n')).toMatch(/narrowed to the PR's 1 test file\(s\): test\/a.js/);
+  });
+
+  it('relative to the package directory, and for Python suites too', () => {
+    const g = guessSuites(
+      repo({
+        'web/package.json': pkg('jest', { jest: '29' }),
+        'api/tests/test_a.py': 'import pytest\n',
+        'api/tests/conftest.py': '',
+      }),
+      ['web/test/a.test.js', 'api/tests/test_a.py', 'api/tests/conftest.py'],
+      { narrow: true },
+    );
+    expect(g.suites.map((s) => s.command)).toEqual([
+      'cd web && npx jest --ci --json --outputFile=.nanobench-results.json test/a.test.js',
+      'cd api && python3 -m pytest -p no:cacheprovider -q --junitxml=.nanobench-results.xml tests/test_a.py',
+    ]);
+  });
+
+  it("keeps the script's own arguments when the PR changes no runnable test file", () => {
+    const g = guessSuites(
+      repo({ 'package.json': pkg('mocha test/', { mocha: '10' }) }),
+      ['test/fixtures/input.js'],
+      { narrow: true },
+    );
+    expect(g.suites[0].command).toBe('npx mocha --reporter tap test/');
+    expect(g.notes.join('\n')).toMatch(/script's own arguments were kept/);
+  });
+});
+
 describe('guessSuites: Python', () => {
   it('unittest when nothing points at pytest', () => {
     const g = guessSuites(repo({ 'pkg/a.py': '', 'tests/test_a.py': 'import unittest\n' }), [
