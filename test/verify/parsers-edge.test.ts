@@ -194,6 +194,26 @@ describe('TAP structure', () => {
     ]);
   });
 
+  it('node-tap: a test of skipped assertions only is skipped, an empty one passes', () => {
+    const tap = [
+      'TAP version 14',
+      '# Subtest: test/a.test.js',
+      '    # Subtest: later',
+      '        ok 1 - should be equal # SKIP',
+      '        1..1',
+      '    ok 1 - later',
+      '    # Subtest: empty',
+      '        1..0',
+      '    ok 2 - empty',
+      '    1..2',
+      'ok 1 - test/a.test.js',
+    ].join('\n');
+    expect(outcomes(parseSuite('tap', raw({ stdout: tap })))).toEqual({
+      'test/a.test.js > later': 'skipped',
+      'test/a.test.js > empty': 'passed',
+    });
+  });
+
   it('tape: a comment names the points after it; a comment with no points is no test', () => {
     const tap = [
       'TAP version 13',

@@ -208,7 +208,9 @@ function collect(p: Point, prefix: string[]): TestResult[] {
   const own = p.children.filter((c) => !isTest(c));
   if (inner.length === 0) {
     if (p.isSuite && p.outcome !== 'failed') return []; // an empty describe
-    return [result(path, p.outcome, failures(own) ?? p.message)];
+    // A test whose every assertion was skipped ran nothing: skipped, not passed.
+    const outcome = p.outcome === 'passed' && rollUp(own) === 'skipped' ? 'skipped' : p.outcome;
+    return [result(path, outcome, failures(own) ?? p.message)];
   }
   const out = inner.flatMap((c) => collect(c, path));
   const ownOutcome = rollUp(own);
