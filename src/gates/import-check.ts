@@ -14,7 +14,7 @@ import { runShell } from '../util/process.js';
 import { type Verification, verify } from '../verify/verifier.js';
 import { ensureSnapshot, materialize } from '../workspace/provision.js';
 import { ensureSourceClone } from '../workspace/source.js';
-import { computeLists } from './verification.js';
+import { computeLists, suiteProblem } from './verification.js';
 
 export interface SuiteCheck {
   suite: string;
@@ -52,10 +52,7 @@ const tailOf = (s: string) => s.trim().split('\n').slice(-3).join(' | ');
 function problemOf(v: Verification, suite: string, when: string): string | undefined {
   const s = v.suites.find((x) => x.name === suite);
   if (!s) return `did not run ${when}`;
-  if (s.timedOut) return `timed out ${when}`;
-  if (s.tests.length === 0 || s.tests.every((t) => t.id === '(suite)' || t.id === '(crashed)'))
-    return `reported no tests ${when} (exit ${s.exitCode}${s.fallback ? `; ${s.fallback}` : ''}): ${tailOf(s.stderr || s.stdout)}`;
-  return undefined;
+  return suiteProblem({ ...v, suites: [s] }, when)?.reason;
 }
 
 /** Run the guessed suites at base and with the golden patch; one verdict per suite. */

@@ -3,7 +3,12 @@
 // (pass in both); --write records them in the task file, which is what trials are graded on.
 import { InfraError } from '../util/errors.js';
 import type { TestResult } from '../verify/types.js';
-import type { Verification } from '../verify/verifier.js';
+import {
+  expectedReport,
+  lastOutput,
+  type SuiteRun,
+  type Verification,
+} from '../verify/verifier.js';
 import type { GateContext } from './context.js';
 import { fail, type GateOutcome, pass } from './types.js';
 
@@ -38,18 +43,40 @@ export function computeLists(
 const sameList = (a: string[], b: string[]) =>
   a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
 
-function suiteProblem(v: Verification, when: string): GateOutcome | undefined {
+/** Only the zero-test placeholder: the runner wrote a report, but it held no test. */
+const noTests = (s: SuiteRun) =>
+  s.format !== 'exit-code' && s.tests.every((t) => t.id === '(suite)' || t.id === '(crashed)');
+
+// The runner stopped before writing its report: most often the code under test ended the
+// process (a CLI whose own tests parse process.argv sees the runner's reporter options).
+const NO_REPORT_FIX =
+  "run the suite's command by hand in a checkout of base_commit with test_patch applied and see why the runner stops before writing its report. If the code under test exits the process (e.g. a command-line parser reading process.argv sees the runner's own --ci --json --outputFile options), narrow the suite command to the PR's test files, or give the reporter options through the runner's config or environment instead of its command line";
+
+export function suiteProblem(v: Verification, when: string): GateOutcome | undefined {
   for (const s of v.suites) {
-    if (s.timedOut)
-      return fail(
-        `suite ${s.name} timed out ${when}`,
-        'raise timeouts.verifier_sec, or narrow the suite command to the test files the PR touches',
-      );
-    if (s.tests.length === 0)
-      return fail(
-        `suite ${s.name} reported no tests ${when} (exit ${s.exitCode}): ${(s.stderr || s.stdout).trim().split('\n').slice(-3).join(' | ')}`,
-        "check the suite's command, format and result_file: run the command by hand in a checkout of base_commit with test_patch applied",
-      );
+    switch (s.status) {
+      case 'timed_out':
+        return fail(
+          `suite ${s.name} timed out ${when}`,
+          'raise timeouts.verifier_sec, or narrow the suite command to the test files the PR touches',
+        );
+      case 'not_started':
+        return fail(
+          `suite ${s.name} could not start ${when} (exit ${s.exitCode}: the command was not found or cannot be executed); the runner's last output: ${lastOutput(s)}`,
+          "the suite's command must exist in the prepared environment: install it with install_command, or call it as installed (npx jest, python3 -m pytest)",
+        );
+      case 'no_report':
+        return fail(
+          `suite ${s.name} produced no report ${when} (expected ${expectedReport(s)}); the runner's last output: ${lastOutput(s)}`,
+          NO_REPORT_FIX,
+        );
+      case 'reported':
+        if (noTests(s))
+          return fail(
+            `suite ${s.name} reported no tests ${when} (exit ${s.exitCode}): ${lastOutput(s, 3)}`,
+            "check the suite's command, format and result_file: run the command by hand in a checkout of base_commit with test_patch applied",
+          );
+    }
   }
   return undefined;
 }

@@ -263,6 +263,7 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
       pass_to_pass: p2p.map((t) => ({ id: t.id, passed: t.passed })),
       suites: verification.suites.map((s) => ({
         name: s.name,
+        status: s.status,
         exit_code: s.exitCode,
         timed_out: s.timedOut,
         ms: s.durationMs,

@@ -35,14 +35,32 @@ export function missingSymbols(text: string): string[] {
   return [...new Set(found)];
 }
 
+// Wrong arity, keyword or argument type, as the interpreters print them
+// (test/fixtures/interface-mismatch/messages.json holds the captured messages).
 const INTERFACE_MISMATCH: RegExp[] = [
-  /takes \d+ positional arguments? but \d+ (?:were|was) given/,
+  // Python functions: "takes 2 positional arguments but 3 were given", "takes from 1 to 2 ...",
+  // "... but 2 positional arguments (and 1 keyword-only argument) were given"
+  /takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:positional arguments? \(and \d+ keyword-only arguments?\) )?(?:were|was) given/,
   /got an unexpected keyword argument/,
   /missing \d+ required (?:positional|keyword-only) arguments?/,
   /got multiple values for argument/,
-  /TypeError: .*must be [a-z ]+, not /,
+  /got some positional-only arguments passed as keyword arguments/,
+  // CPython built-ins: "takes exactly one argument (0 given)", "takes no arguments (1 given)",
+  // "C() takes no arguments", "takes no keyword arguments", "expected 2 arguments, got 1",
+  // "'x' is an invalid keyword argument for int()", "missing required argument 'bytes' (pos 1)"
+  /takes (?:exactly|at least|at most) (?:one|\d+) (?:positional )?arguments? \(\d+ given\)/,
+  /takes no (?:keyword )?arguments/,
+  /expected (?:at least |at most )?\d+ arguments?, got \d+/,
+  /is an invalid keyword argument for /,
+  /missing required argument '/,
+  // Argument types: "argument must be str, not int", "expected str, bytes or os.PathLike object, not float"
+  /TypeError: [^\n]*\b(?:must be|expected) [^\n]*, not '?[A-Za-z_]/,
+  // JavaScript / Node (the bare message too: vitest's JSON may drop "TypeError [CODE]:")
   /is not a constructor/,
-  /ERR_INVALID_ARG_TYPE/,
+  /Class constructor \S+ cannot be invoked without 'new'/,
+  /called on non-object/,
+  /ERR_INVALID_ARG_TYPE|ERR_MISSING_ARGS/,
+  /The (?:"[^"]+"(?:, "[^"]+")*(?: and "[^"]+")?|first|second|third) (?:arguments?|property) must be (?:of type|an instance of|one of type|specified)/,
   /TS2345:/,
   /TS2554:/,
 ];

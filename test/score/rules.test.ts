@@ -160,6 +160,13 @@ describe('rule 5: wrong_abstraction_layer', () => {
     ];
     expect(score(input({ failToPass: f })).label).toBe('wrong_abstraction_layer');
   });
+  it('a wrong-arity call to a CPython built-in (was incorrect_fix)', () => {
+    const f = [
+      t('py:f1', false, 'E   TypeError: str.upper() takes no arguments (1 given)'),
+      t('py:f2', false),
+    ];
+    expect(score(input({ failToPass: f })).label).toBe('wrong_abstraction_layer');
+  });
 });
 
 describe('rule 6: partial_fix_only', () => {

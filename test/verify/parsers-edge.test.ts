@@ -24,6 +24,7 @@ describe('zero tests never pass', () => {
   it.each(formats)('%s: unrecognisable output with exit code 0 is a failed "(suite)"', (format) => {
     const r = parseSuite(format, raw({ stdout: 'hello\nworld\n' }));
     expect(r.tests).toEqual([{ id: '(suite)', outcome: 'failed', message: 'hello\nworld' }]);
+    expect(r.status).toBe('no_report');
     expect(r.fallback).toMatch(/^no tests were reported: expected .+ and found none/);
   });
 
@@ -51,11 +52,13 @@ describe('zero tests never pass', () => {
     const r = parseSuite(format, raw({ stdout: out }));
     expect(outcomes(r)).toEqual({ '(suite)': 'failed' });
     expect(r.fallback).toBe('no tests were reported');
+    expect(r.status).toBe('reported');
   });
 
   it('exit-code: one "(suite)" test decided by the exit code, always with a fallback note', () => {
     const ok = parseSuite('exit-code', raw({ stdout: 'fine' }));
     expect(ok.tests).toEqual([{ id: '(suite)', outcome: 'passed' }]);
+    expect(ok.status).toBe('reported'); // the exit code is its report
     expect(ok.fallback).toMatch(/exit-code/);
     const bad = parseSuite('exit-code', raw({ stderr: `boom in ${WS}/src/a.js\n`, exitCode: 1 }));
     expect(bad.tests).toEqual([{ id: '(suite)', outcome: 'failed', message: 'boom in src/a.js' }]);
@@ -167,6 +170,80 @@ describe('TAP structure', () => {
     ].join('\n');
     const r = parseSuite('node-tap', raw({ stdout: tap, exitCode: null }));
     expect(outcomes(r)).toEqual({ 'outer > inner': 'passed', 'outer > next': 'failed' });
+  });
+
+  it('a run cut off inside a node-tap subtest: its assertions make it a failed test', () => {
+    const tap = [
+      'TAP version 14',
+      '# Subtest: test/a.test.js',
+      '    # Subtest: sums',
+      '        ok 1 - should be equal',
+      '        not ok 2 - should be equal',
+      '          ---',
+      '          diff: -5 +4',
+      '          ...',
+      '        ok 3 - should be equal',
+    ].join('\n');
+    const r = parseSuite('tap', raw({ stdout: tap, exitCode: null }));
+    expect(r.tests).toEqual([
+      {
+        id: 'test/a.test.js > sums',
+        outcome: 'failed',
+        message: 'the run ended inside this test\n\nshould be equal\ndiff: -5 +4',
+      },
+    ]);
+  });
+
+  it('node-tap: a test of skipped assertions only is skipped, an empty one passes', () => {
+    const tap = [
+      'TAP version 14',
+      '# Subtest: test/a.test.js',
+      '    # Subtest: later',
+      '        ok 1 - should be equal # SKIP',
+      '        1..1',
+      '    ok 1 - later',
+      '    # Subtest: empty',
+      '        1..0',
+      '    ok 2 - empty',
+      '    1..2',
+      'ok 1 - test/a.test.js',
+    ].join('\n');
+    expect(outcomes(parseSuite('tap', raw({ stdout: tap })))).toEqual({
+      'test/a.test.js > later': 'skipped',
+      'test/a.test.js > empty': 'passed',
+    });
+  });
+
+  it('tape: a comment names the points after it; a comment with no points is no test', () => {
+    const tap = [
+      'TAP version 13',
+      '# adds',
+      'ok 1 should be equal',
+      'ok 2 should be equal',
+      '# SKIP later',
+      '# subtracts',
+      'ok 3 should be equal',
+      'not ok 4 should be equal',
+      '# adds',
+      'ok 5 should be equal',
+      '',
+      '1..5',
+      '# tests 5',
+      '# pass  4',
+      '# fail  1',
+    ].join('\n');
+    const r = parseSuite('tap', raw({ stdout: tap, exitCode: 1 }));
+    expect(r.tests).toEqual([
+      { id: 'adds', outcome: 'passed' },
+      { id: 'subtracts', outcome: 'failed', message: 'should be equal' },
+      { id: 'adds #2', outcome: 'passed' },
+    ]);
+  });
+
+  it('points before any comment stay one test each (mocha), comments after them change nothing', () => {
+    const tap = 'ok 1 a b\nnot ok 2 a c\n# tests 2\n# pass 1\n1..2\n';
+    const r = parseSuite('tap', raw({ stdout: tap, exitCode: 1 }));
+    expect(outcomes(r)).toEqual({ 'a b': 'passed', 'a c': 'failed' });
   });
 
   it('unescapes "\\#" and "\\\\", treats "# TODO" on a failure as skipped, keeps spaces', () => {

@@ -1,24 +1,9 @@
 // The parsers against real runner output (test/fixtures/parsers, see its README).
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RESULT_FORMATS, type ResultFormat } from '../../src/task/schema.js';
 import { parsers, parseSuite } from '../../src/verify/parsers/index.js';
 import type { ParseResult, RawSuiteOutput, TestOutcome } from '../../src/verify/types.js';
-
-const FIXTURES = new URL('../fixtures/parsers/', import.meta.url);
-
-function fixture(dir: string): RawSuiteOutput {
-  const read = (f: string) => readFileSync(new URL(`${dir}/${f}`, FIXTURES), 'utf8');
-  const meta = JSON.parse(read('meta.json'));
-  const raw: RawSuiteOutput = {
-    stdout: read('stdout.txt'),
-    stderr: read('stderr.txt'),
-    exitCode: meta.exitCode,
-    workspace: meta.workspace,
-  };
-  if (meta.resultFile) raw.resultFile = read(meta.resultFile);
-  return raw;
-}
+import { readFixture as fixture } from '../helpers/parser-fixtures.js';
 
 function run(format: ResultFormat, dir = format): { r: ParseResult; raw: RawSuiteOutput } {
   const raw = fixture(dir);
@@ -33,12 +18,17 @@ function message(r: ParseResult, id: string): string {
   return r.tests.find((t) => t.id === id)?.message ?? '';
 }
 
-/** Every parse of real output: per-test results, no fallback, no workspace path left. */
+/** Every parse of real output: reported, per-test results, no fallback, no workspace path left. */
 function expectClean(r: ParseResult, raw: RawSuiteOutput) {
+  expect(r.status).toBe('reported');
   expect(r.fallback).toBeUndefined();
   for (const t of r.tests) {
     expect(t.id).not.toContain(raw.workspace);
     expect(t.message ?? '').not.toContain(raw.workspace);
+  }
+  for (const e of r.fileErrors) {
+    expect(e.file).not.toContain(raw.workspace);
+    expect(e.message).not.toContain(raw.workspace);
   }
   expect(new Set(r.tests.map((t) => t.id)).size).toBe(r.tests.length);
 }
@@ -292,17 +282,18 @@ describe('tap', () => {
     }
   });
 
-  it('node-tap 21 (TAP 14): nested subtests, "# time=" dropped, skip and todo', () => {
+  it('node-tap 21 (TAP 14): subtests are the tests, their assertions roll up, "# time=" dropped', () => {
     const { r, raw } = run('tap', 'tap/tapjs');
     expectClean(r, raw);
+    // "lowercases" is an assertion of slugify; "collapses", the skip and the todo of nested.
     expect(outcomes(r)).toEqual({
-      'test/slug.test.mjs > slugify > lowercases': 'passed',
-      'test/slug.test.mjs > slugify > nested > collapses': 'failed',
-      'test/slug.test.mjs > slugify > nested > later': 'skipped',
-      'test/slug.test.mjs > slugify > nested > someday': 'skipped',
-      'test/slug.test.mjs > throws > o.foo is not a function': 'failed',
+      'test/slug.test.mjs > slugify': 'passed',
+      'test/slug.test.mjs > slugify > nested': 'failed',
+      'test/slug.test.mjs > throws': 'failed',
     });
-    expect(message(r, 'test/slug.test.mjs > slugify > nested > collapses')).toContain('+a-b');
+    expect(message(r, 'test/slug.test.mjs > slugify > nested')).toContain('collapses');
+    expect(message(r, 'test/slug.test.mjs > slugify > nested')).toContain('+a-b');
+    expect(message(r, 'test/slug.test.mjs > throws')).toContain('o.foo is not a function');
   });
 
   it('mocha failing to load a file: stderr becomes the failed "(crashed)" test', () => {
@@ -311,7 +302,221 @@ describe('tap', () => {
     expect(message(r, '(crashed)')).toContain("Cannot find module './does-not-exist'");
     expect(message(r, '(crashed)')).toContain('- test/broken.spec.js');
     expect(r.fallback).toMatch(/no tests were reported/);
+    expect(r.status).toBe('no_report');
   });
+});
+
+describe('TAP: the unit is a test or subtest, never an assertion', () => {
+  const notOk = (raw: RawSuiteOutput) =>
+    raw.stdout.split('\n').filter((l) => /^\s*not ok\b/.test(l));
+  const failedIds = (r: ParseResult) =>
+    r.tests.filter((t) => t.outcome === 'failed').map((t) => t.id);
+
+  it.each(['tap16', 'tap21'])(
+    'node-tap (%s): subtests are tests; assertions, in a subtest or in the file, roll up into it',
+    (v) => {
+      const { r, raw } = run('tap', `tap/${v}-units`);
+      expectClean(r, raw);
+      const F = 'test/units.test.js';
+      expect(outcomes(r)).toEqual({
+        [F]: 'passed', // its own assertion, "file-level assertion", passed
+        [`${F} > math`]: 'failed', // 1 of its 3 assertions failed
+        [`${F} > math > nested`]: 'failed',
+        [`${F} > dup`]: 'passed',
+        [`${F} > dup #2`]: 'failed',
+        [`${F} > many passing assertions`]: 'passed', // 5 assertions, one test
+        [`${F} > throws`]: 'failed',
+        'test/crash.test.js': 'failed', // failed to load (its error is on stderr)
+      });
+      // Weighed by tests: 5 failed tests where the stream has 10 "not ok" lines.
+      expect(failedIds(r)).toHaveLength(5);
+      expect(notOk(raw)).toHaveLength(10);
+      // The message is the failed assertions' (name and diagnostics), not the passing ones'.
+      expect(message(r, `${F} > math`)).toMatch(/^should be equal\n/);
+      expect(message(r, `${F} > math`)).toContain('-5\n');
+      expect(message(r, `${F} > math`)).toContain('+4');
+      expect(message(r, `${F} > math > nested`)).toContain('should be equivalent');
+      expect(message(r, `${F} > math > nested`)).not.toContain('expect truthy value');
+      expect(message(r, `${F} > dup #2`)).toContain('second dup fails');
+      expect(message(r, `${F} > throws`)).toContain('o.foo is not a function');
+      expect(r.fileErrors).toEqual([
+        expect.objectContaining({
+          file: 'test/crash.test.js',
+          idPrefixes: ['test/crash.test.js > '],
+        }),
+      ]);
+    },
+  );
+
+  it('tape 5: the assertions under a "# name" comment are one test', () => {
+    const { r, raw } = run('tap', 'tap/tape5-units');
+    expectClean(r, raw);
+    expect(outcomes(r)).toEqual({
+      math: 'failed',
+      parent: 'passed',
+      child: 'failed', // a nested t.test is printed as a test of its own
+      dup: 'passed',
+      'dup #2': 'failed',
+      'many passing assertions': 'passed',
+      'TODO todo': 'skipped', // its failing assertion is "# TODO"
+      throws: 'failed',
+    });
+    expect(failedIds(r)).toHaveLength(4);
+    expect(notOk(raw)).toHaveLength(5);
+    expect(message(r, 'math')).toMatch(/^should be strictly equal\noperator: equal\nexpected: 5/);
+    expect(message(r, 'child')).toMatch(/^child compares\n/);
+    expect(message(r, 'throws')).toContain('TypeError: o.foo is not a function');
+    // The closing "# tests 14", "# pass 10", "# fail 4" comments are no tests, nor is a skipped
+    // test, which tape prints as a comment only.
+    expect(Object.keys(outcomes(r))).not.toContain('tests 14');
+  });
+
+  it('tape 5: a module that throws while loading kills the run: no report, stderr as "(crashed)"', () => {
+    const { r } = run('tap', 'tap/tape5-crash');
+    expect(r.status).toBe('no_report');
+    expect(outcomes(r)).toEqual({ '(crashed)': 'failed' });
+    expect(message(r, '(crashed)')).toContain('Error: config: cannot read defaults');
+  });
+
+  it('mocha: one point per test, as before (a failing assertion stops its test)', () => {
+    const { r, raw } = run('tap', 'tap/mocha-units');
+    expectClean(r, raw);
+    expect(outcomes(r)).toEqual({
+      'many passing assertions': 'passed',
+      'math adds': 'failed',
+      'math nested compares': 'failed',
+      'dup same': 'passed',
+      'dup same #2': 'failed',
+    });
+    expect(message(r, 'dup same #2')).toContain('second dup fails');
+  });
+
+  describe.each([
+    ['node-tap', '20'],
+    ['node-tap', '22'],
+    ['tap', '22'],
+  ] as const)('%s on node %s', (format, version) => {
+    it('one point per test: several assertions in a test, subtests, duplicates, a crash', () => {
+      const { r, raw } = run(format, `node-tap/node${version}-units`);
+      expectClean(r, raw);
+      expect(outcomes(r)).toEqual({
+        math: 'failed',
+        'parent > child': 'failed',
+        dup: 'passed',
+        'dup #2': 'failed',
+        'many passing assertions': 'passed',
+        'test/crash.test.mjs': 'failed',
+      });
+      expect(message(r, 'math')).toContain('4 !== 5');
+      expect(message(r, 'test/crash.test.mjs')).toContain('Error: config: cannot read defaults');
+    });
+  });
+});
+
+describe('status: whether the runner produced a report', () => {
+  it.each(['jest29', 'jest30'])(
+    '%s exited by the code under test (process.exit) before writing its JSON report',
+    (v) => {
+      const { r } = run('jest-json', `jest-json/${v}-no-report`);
+      expect(r.status).toBe('no_report');
+      // Zero tests is never a pass: the suite is one failed "(suite)" with the runner's output.
+      expect(outcomes(r)).toEqual({ '(suite)': 'failed' });
+      expect(message(r, '(suite)')).toContain('process.exit called with "2"');
+      expect(message(r, '(suite)')).toContain('Unknown option: --ci');
+    },
+  );
+
+  it('an empty but real report is reported, with zero tests', () => {
+    const r = parseSuite('jest-json', {
+      stdout: '',
+      stderr: '',
+      exitCode: 1,
+      workspace: '/w',
+      resultFile: '{"numTotalTests": 0, "testResults": []}',
+    });
+    expect(r.status).toBe('reported');
+    expect(outcomes(r)).toEqual({ '(suite)': 'failed' });
+  });
+});
+
+describe('file errors: a test file that failed to load, for its tests that never reported', () => {
+  const ERROR = 'Registry is not a constructor';
+  const PY_ERROR = 'Registry.__init__() takes 1 positional argument but 2 were given';
+
+  it.each([
+    [
+      'vitest-json',
+      'vitest-json/vitest4-import-throws',
+      'src/widget.test.ts',
+      ['src/widget.test.ts > '],
+      ERROR,
+    ],
+    [
+      'jest-json',
+      'jest-json/jest29-import-throws',
+      'src/widget.test.js',
+      ['src/widget.test.js > '],
+      ERROR,
+    ],
+    [
+      'jest-json',
+      'jest-json/jest30-import-throws',
+      'src/widget.test.js',
+      ['src/widget.test.js > '],
+      ERROR,
+    ],
+    [
+      'junit-xml',
+      'junit-xml/pytest7-import-throws',
+      'tests.test_widget',
+      ['tests.test_widget::', 'tests.test_widget.'],
+      PY_ERROR,
+    ],
+    [
+      'unittest',
+      'unittest/py3.11-import-throws',
+      'tests.test_widget',
+      ['tests.test_widget.'],
+      PY_ERROR,
+    ],
+    ['node-tap', 'node-tap/node20-import-throws', 'test/widget.test.mjs', [], ERROR],
+    ['node-tap', 'node-tap/node22-import-throws', 'test/widget.test.mjs', [], ERROR],
+    ['node-spec', 'node-spec/node22-import-throws', 'test/widget.test.mjs', [], ERROR],
+    // the tap CLI prints the error itself on stderr only
+    [
+      'tap',
+      'tap/tap21-import-throws',
+      'test/widget.test.js',
+      ['test/widget.test.js > '],
+      'exitCode: 1',
+    ],
+  ] as const)('%s (%s): %s', (format, dir, file, idPrefixes, text) => {
+    const { r, raw } = run(format, dir);
+    expectClean(r, raw);
+    expect(r.fileErrors).toHaveLength(1);
+    expect(r.fileErrors[0]).toMatchObject({ file, idPrefixes });
+    expect(r.fileErrors[0].message).toContain(text);
+  });
+
+  it.each([
+    ['vitest-json', 'vitest-json/vitest4', ['src/broken.test.ts']],
+    ['jest-json', 'jest-json/jest29', ['src/broken.test.js', 'src/syntax.test.js']],
+    ['junit-xml', 'junit-xml/pytest', ['tests.test_import_error']],
+    ['junit-xml', 'junit-xml/vitest', ['src/broken.test.ts']],
+    ['unittest', 'unittest/py3.10', ['tests.test_broken']],
+    ['unittest', 'unittest/py3.13', ['tests.test_broken']],
+    ['node-tap', 'node-tap/node20', ['test/broken.test.mjs', 'test/syntax.test.mjs']],
+    ['node-spec', 'node-spec/node22', ['test/broken.test.mjs', 'test/syntax.test.mjs']],
+    ['tap', 'tap/tapjs', []],
+    ['tap', 'tap/mocha', []],
+    ['junit-xml', 'junit-xml/jest-junit', []],
+  ] as const)(
+    '%s (%s): the earlier fixtures name exactly their broken files',
+    (format, dir, files) => {
+      const { r } = run(format, dir);
+      expect(r.fileErrors.map((e) => e.file).sort()).toEqual([...files].sort());
+    },
+  );
 });
 
 it('has a parser for every result format', () => {

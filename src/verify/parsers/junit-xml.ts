@@ -3,7 +3,10 @@
 // fails the test, <skipped> skips it. The XML reader below is deliberately small: elements,
 // attributes, text, CDATA, the five named entities and numeric references; comments,
 // processing instructions and DOCTYPE are skipped. No DTD or namespaces are interpreted.
-import type { Parser, TestOutcome, TestResult } from '../types.js';
+// Files that failed to load: pytest's collection errors (classname "", name = the module, its
+// tests are "module::test" or "module.Class::test") and vitest's file-level failures
+// (classname = name = the file, its tests are "file::...").
+import type { FileError, Parser, TestOutcome, TestResult } from '../types.js';
 import { finish, trimBlankLines } from './common.js';
 
 export interface XmlElement {
@@ -106,10 +109,27 @@ function toResult(tc: XmlElement): TestResult {
   return result;
 }
 
+function loadError(tc: XmlElement, result: TestResult): FileError | undefined {
+  if (result.outcome !== 'failed') return undefined;
+  const { classname = '', name = '' } = tc.attrs;
+  const collection = tc.children.some(
+    (c) => c.name === 'error' && c.attrs.message === 'collection failure',
+  );
+  const message = result.message ?? '';
+  if (classname === '' && collection)
+    return { file: name, message, idPrefixes: [`${name}::`, `${name}.`] };
+  if (classname === name && /\.[cm]?[jt]sx?$/.test(name))
+    return { file: name, message, idPrefixes: [`${name}::`] };
+  return undefined;
+}
+
 export const parse: Parser = (raw) => {
   const xml = raw.resultFile ?? raw.stdout;
-  const tests = collect(parseXml(xml), 'testcase').map(toResult);
+  const cases = collect(parseXml(xml), 'testcase');
+  const tests = cases.map(toResult);
+  const fileErrors = cases.flatMap((tc, i) => loadError(tc, tests[i]) ?? []);
   return finish(raw, tests, {
+    fileErrors,
     looksLike: /<(testsuites?|testcase)[\s>/]/.test(xml),
     expected:
       raw.resultFile === undefined

@@ -2,8 +2,17 @@
 // (opened before its children, closed by a line with its own name at the same indent).
 // Only leaves are reported. Failure details: Node 20 prints them under the test and again in
 // the closing "✖ failing tests:" section, Node 22 only there; we match that section by name.
-import type { Parser, TestOutcome, TestResult } from '../types.js';
-import { finish, indentOf, splitLines, stripAnsi, trimBlankLines } from './common.js';
+// A test file that failed to load is a failed top-level entry named by its path; node's ids do
+// not name files, so its error is a file error for every test of the suite that did not report.
+import type { FileError, Parser, TestOutcome, TestResult } from '../types.js';
+import {
+  finish,
+  indentOf,
+  looksLikeFile,
+  splitLines,
+  stripAnsi,
+  trimBlankLines,
+} from './common.js';
 
 const MARK = /^( *)([\u2714\u2716\uFE63\u25B6\u2139\u26A0]) (.*)$/u;
 const PASS = '\u2714';
@@ -112,7 +121,11 @@ export const parse: Parser = (raw) => {
     if (message !== '') r.message = message;
     return r;
   });
+  const fileErrors: FileError[] = tests
+    .filter((t) => t.outcome === 'failed' && looksLikeFile(t.id))
+    .map((t) => ({ file: t.id, message: t.message ?? '', idPrefixes: [] }));
   return finish(raw, tests, {
+    fileErrors,
     looksLike: lines.some((l) => MARK.test(l)),
     expected: 'node --test spec reporter output (✔/✖ lines)',
   });

@@ -1,7 +1,9 @@
 // python -m unittest -v. Result lines: "test_x (pkg.mod.Class.test_x) ... ok" (3.11+) or
 // "test_x (pkg.mod.Class) ... ok" (older); ids are "pkg.mod.Class.test_x". Failure text comes
 // from the FAIL:/ERROR: blocks after the "=====" separators. Subtests merge into their test.
-import type { Parser, TestOutcome, TestResult } from '../types.js';
+// A module that fails to import is unittest's "unittest.loader._FailedTest": the failed test
+// "<module>" and a file error for the module's tests ("<module>.Class.test").
+import type { FileError, Parser, TestOutcome, TestResult } from '../types.js';
 import { finish, splitLines, trimBlankLines } from './common.js';
 
 // "name (dotted.class)" with optional subtest params "(i=2)"; older Pythons may print the next
@@ -13,9 +15,11 @@ const SEPARATOR = /^={40,}$/;
 const DASHES = /^-{40,}$/;
 const BLOCK = /^(FAIL|ERROR|UNEXPECTED SUCCESS): (.*)$/;
 
+/** A module that failed to import: "tests.test_x (unittest.loader._FailedTest...)". */
+const isLoadFailure = (cls: string) => cls.startsWith('unittest.loader.');
+
 function unittestId(method: string, cls: string): string {
-  // A module that failed to import: "tests.test_x (unittest.loader._FailedTest...)".
-  if (cls.startsWith('unittest.loader.')) return method;
+  if (isLoadFailure(cls)) return method;
   return cls.endsWith(`.${method}`) ? cls : `${cls}.${method}`;
 }
 
@@ -29,6 +33,7 @@ function toOutcome(text: string): TestOutcome | undefined {
 interface Seen {
   outcomes: TestOutcome[];
   messages: string[];
+  loadFailure?: boolean;
 }
 
 export const parse: Parser = (raw) => {
@@ -55,7 +60,7 @@ export const parse: Parser = (raw) => {
     if (found.length > 0) {
       found.forEach((h, k) => {
         const id = unittestId(h[1], h[2]);
-        get(id);
+        get(id).loadFailure ||= isLoadFailure(h[2]);
         const end = k + 1 < found.length ? found[k + 1].index : line.length;
         const outcome = toOutcome(line.slice(h.index + h[0].length, end).trim());
         if (outcome) get(id).outcomes.push(outcome);
@@ -94,7 +99,11 @@ export const parse: Parser = (raw) => {
           : 'unexpected success';
     return result;
   });
+  const fileErrors: FileError[] = tests
+    .filter((t) => records.get(t.id)?.loadFailure && t.outcome === 'failed')
+    .map((t) => ({ file: t.id, message: t.message ?? '', idPrefixes: [`${t.id}.`] }));
   return finish(raw, tests, {
+    fileErrors,
     looksLike: lines.some((l) => /^Ran \d+ tests? in /.test(l) || SEPARATOR.test(l)),
     expected: 'python -m unittest -v output ("test (module.Class.test) ... ok" lines)',
   });
@@ -114,6 +123,7 @@ function readBlock(lines: string[], start: number, get: (id: string) => Seen): n
   }
   const id = header ? unittestId(header[1], header[2]) : m[2];
   const record = get(id);
+  if (header && isLoadFailure(header[2])) record.loadFailure = true;
   record.outcomes.push('failed');
   record.messages.push(trimBlankLines(body.join('\n')));
   return i;

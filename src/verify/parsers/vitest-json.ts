@@ -1,6 +1,15 @@
 // vitest --reporter=json (and jest --json, the same shape): testResults[] per file, each with
 // assertionResults[]. Ids are "<file relative to the workspace> > <ancestors...> > <title>".
-import type { ParseResult, Parser, RawSuiteOutput, TestOutcome, TestResult } from '../types.js';
+// A file that failed to load has no assertionResults, only a message: it becomes the failed
+// test "<file> > (file failed to load)" and a file error for its tests that never reported.
+import type {
+  FileError,
+  ParseResult,
+  Parser,
+  RawSuiteOutput,
+  TestOutcome,
+  TestResult,
+} from '../types.js';
 import { finish } from './common.js';
 
 interface Assertion {
@@ -51,6 +60,7 @@ function toOutcome(status: unknown): TestOutcome {
 export function parseJestLike(raw: RawSuiteOutput, expected: string): ParseResult {
   const report = readReport(raw);
   const tests: TestResult[] = [];
+  const fileErrors: FileError[] = [];
   for (const file of report?.testResults ?? []) {
     // The workspace prefix is stripped from ids by finish(), which makes the path relative.
     const path = typeof file.name === 'string' ? file.name : '(unknown file)';
@@ -60,6 +70,7 @@ export function parseJestLike(raw: RawSuiteOutput, expected: string): ParseResul
     if (assertions.length === 0 && file.status === 'failed') {
       const message = typeof file.message === 'string' ? file.message : '';
       tests.push({ id: `${path} > (file failed to load)`, outcome: 'failed', message });
+      fileErrors.push({ file: path, message, idPrefixes: [`${path} > `] });
       continue;
     }
     for (const a of assertions) {
@@ -70,7 +81,7 @@ export function parseJestLike(raw: RawSuiteOutput, expected: string): ParseResul
       tests.push(test);
     }
   }
-  return finish(raw, tests, { looksLike: report !== undefined, expected });
+  return finish(raw, tests, { looksLike: report !== undefined, expected, fileErrors });
 }
 
 export const parse: Parser = (raw) =>
