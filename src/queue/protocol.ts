@@ -74,5 +74,7 @@ export function failedRecord(runId: string, spec: TrialSpec, reason: string): Tr
   return {
     ...emptyRecord(runId, spec, new Date().toISOString(), null),
     error: `worker: ${reason}`,
+    error_stage: 'internal',
+    error_code: 'worker_failed',
   };
 }

@@ -157,11 +157,11 @@ ${tableHtml('integrity-table', ['task', 'model', 'mode', '#', 'label', 'score', 
 
 function errorsSection(r: Report): string {
   if (!r.errors.count) return '';
-  const rows = r.errors.by_message.map(
+  const rows = r.errors.by_cause.map(
     (e) =>
-      `<tr>${num(String(e.count))}${td(`<code>${esc(e.message)}</code>`)}${td(esc(e.example))}</tr>`,
+      `<tr>${num(String(e.count))}${td(e.cause === e.message ? '—' : esc(e.cause))}${td(`<code>${esc(e.message)}</code>`)}${td(esc(e.example))}</tr>`,
   );
-  return `<section id="errors"><h2>Infra errors (excluded from every rate)</h2>${tableHtml('errors-table', ['trials', 'message', 'example'], rows)}</section>`;
+  return `<section id="errors"><h2>Infra errors (excluded from every rate)</h2>${tableHtml('errors-table', ['trials', 'stage/code', 'first message', 'example'], rows)}</section>`;
 }
 
 function matrixRow(c: MatrixCell, agent: string): string {

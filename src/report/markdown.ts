@@ -190,12 +190,15 @@ function evidenceSection(r: Report): string[] {
 function errorsSection(r: Report): string[] {
   if (!r.errors.count) return [];
   const lines = ['## Infra errors (excluded from every rate)', ''];
-  for (const e of r.errors.by_message.slice(0, MAX_ERROR_LINES))
+  const code = (s: string) => `\`${s.replace(/`/g, "'").replace(/\s+/g, ' ')}\``;
+  for (const e of r.errors.by_cause.slice(0, MAX_ERROR_LINES))
     lines.push(
-      `- ${e.count}× \`${e.message.replace(/`/g, "'").replace(/\s+/g, ' ')}\` (e.g. ${e.example})`,
+      e.cause === e.message
+        ? `- ${e.count}× ${code(e.message)} (e.g. ${e.example})`
+        : `- ${e.count}× **${e.cause}**: ${code(e.message)} (e.g. ${e.example})`,
     );
-  const more = r.errors.by_message.length - MAX_ERROR_LINES;
-  if (more > 0) lines.push(`- … ${plural(more, 'other message')}`);
+  const more = r.errors.by_cause.length - MAX_ERROR_LINES;
+  if (more > 0) lines.push(`- … ${plural(more, 'other cause')}`);
   return lines;
 }
 

@@ -23,6 +23,9 @@ import { type Taxonomy, taxonomy } from './taxonomy.js';
 /** What a report reads from a stored trial. */
 export interface ReportTrial extends TrialOutcome {
   error: string | null;
+  /** Where and what failed, for infra errors stored since stages existed. */
+  error_stage?: string | null;
+  error_code?: string | null;
   /** Proxy telemetry, flattened by Store.trialOutcomes; full records carry it in details.proxy. */
   tokens_in?: number | null;
   tokens_out?: number | null;
@@ -108,8 +111,14 @@ export interface Report {
     pre_cutoff_cells: number;
     models: ContaminationModel[];
   };
-  /** Infra errors, grouped by message (most frequent first); never inside any rate. */
-  errors: { count: number; by_message: { message: string; count: number; example: string }[] };
+  /**
+   * Infra errors grouped by cause (most frequent first); never inside any rate. The cause is
+   * "stage/code"; trials stored before stages existed are grouped by their message.
+   */
+  errors: {
+    count: number;
+    by_cause: { cause: string; count: number; message: string; example: string }[];
+  };
   /** Sandbox used and trials with integrity flags (src/integrity/). */
   integrity: IntegritySummary;
   /**
@@ -129,24 +138,26 @@ export interface ReportInputs {
 }
 
 function errorSummary(trials: ReportTrial[]): Report['errors'] {
-  const groups = new Map<string, { count: number; example: string }>();
+  const groups = new Map<string, { count: number; message: string; example: string }>();
   let count = 0;
   for (const t of trials) {
     if (t.status !== 'error') continue;
     count++;
     const message = (t.error ?? 'unknown error').slice(0, 200);
-    const g = groups.get(message);
+    const cause = t.error_stage ? `${t.error_stage}/${t.error_code ?? 'failed'}` : message;
+    const g = groups.get(cause);
     if (g) g.count++;
     else
-      groups.set(message, {
+      groups.set(cause, {
         count: 1,
+        message,
         example: `${t.task_id} ${t.provider}/${t.model} ${t.mode} #${t.attempt}`,
       });
   }
-  const by_message = [...groups]
-    .map(([message, g]) => ({ message, ...g }))
-    .sort((a, b) => b.count - a.count || (a.message < b.message ? -1 : 1));
-  return { count, by_message };
+  const by_cause = [...groups]
+    .map(([cause, g]) => ({ cause, ...g }))
+    .sort((a, b) => b.count - a.count || (a.cause < b.cause ? -1 : 1));
+  return { count, by_cause };
 }
 
 function contaminationSummary(matrix: MatrixCell[], cutoffs: Cutoffs | null) {

@@ -1,32 +1,38 @@
-// One trial, start to finish: provision -> agent -> diff -> verify -> score -> record.
-// Any infrastructure failure becomes a trial with status "error": counted, shown, never scored.
-import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+// One trial, start to finish, as a template over its phases (src/run/trial-phases.ts). Any
+// infrastructure failure becomes a trial with status "error", a stage and a code: counted,
+// shown, never scored.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { exitKindWithProxy } from '../agent/nanocoder-exit.js';
-import { buildPrompt } from '../agent/prompt.js';
-import type { Agent, AgentResult } from '../agent/types.js';
-import { auditTrial, guardWorkspace } from '../integrity/audit.js';
+import type { Agent, AgentResult, ExitKind } from '../agent/types.js';
 import { applyIntegrity, type IntegrityMode } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
-import { score } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
 import { InfraError } from '../util/errors.js';
-import { GIT_ENV } from '../util/git.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
-import { ctimeMark } from '../verify/fs-tree.js';
-import { restoreInfrastructure } from '../verify/harden.js';
-import { targetOutcome, type Verification, verify } from '../verify/verifier.js';
-import { addedLines, type WorkspaceDiff, workspaceDiff } from '../workspace/diff.js';
-import { provision } from '../workspace/provision.js';
+import type { Verification } from '../verify/verifier.js';
+import type { WorkspaceDiff } from '../workspace/diff.js';
 import { noneDriver } from '../workspace/sandbox/none.js';
-import { withSession } from '../workspace/sandbox/session.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
-import { resolveSource } from '../workspace/source.js';
 import type { RunPaths } from './paths.js';
 import type { TrialSpec } from './plan.js';
+import {
+  type AgentOutcome,
+  agentFailure,
+  agentPhase,
+  type Change,
+  DEFAULT_SERVICES,
+  effectiveExit,
+  type Graded,
+  hardenPhase,
+  provisionPhase,
+  STAGES,
+  type Stage,
+  scorePhase,
+  type TrialScope,
+  type TrialServices,
+  verifyPhase,
+} from './trial-phases.js';
 
 export interface TrialEnv {
   runId: string;
@@ -41,20 +47,8 @@ export interface TrialEnv {
   sandbox?: SandboxDriver;
   /** What integrity flags do (src/integrity/flags.ts); default "flag". */
   integrity?: IntegrityMode;
-}
-
-function symbolAtBase(ws: string, base: string) {
-  const cache = new Map<string, boolean>();
-  return (sym: string): boolean => {
-    if (!cache.has(sym)) {
-      const r = spawnSync('git', ['grep', '-q', '-w', '-F', '-e', sym, base], {
-        cwd: ws,
-        env: GIT_ENV,
-      });
-      cache.set(sym, r.status === 0);
-    }
-    return cache.get(sym)!;
-  };
+  /** Replacements for the phases' services (unit tests of the lifecycle). */
+  services?: Partial<TrialServices>;
 }
 
 function saveArtifacts(
@@ -103,6 +97,8 @@ export function emptyRecord(
     exit_kind: null,
     timed_out: false,
     error: null,
+    error_stage: null,
+    error_code: null,
     details: {},
     started_at: startedAt,
     finished_at: startedAt,
@@ -111,197 +107,191 @@ export function emptyRecord(
   };
 }
 
-export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRecord> {
-  const { task } = spec.task;
-  const startedAt = new Date();
-  const ws = env.paths.workspace(env.runId, spec.key);
-  const scratch = env.paths.scratch(env.runId, spec.key);
-  const artifactsDir = env.paths.artifacts(env.runId, spec.key);
-  const base = emptyRecord(env.runId, spec, startedAt.toISOString(), artifactsDir);
-  const finish = (rec: TrialRecord): TrialRecord => {
-    rec.finished_at = new Date().toISOString();
-    rec.duration_ms = Date.now() - startedAt.getTime();
-    return rec;
-  };
+/** Runs one phase: its time goes into the record, and any failure gets the phase's stage. */
+async function phase<T>(rec: TrialRecord, stage: Stage, fn: () => T | Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await fn();
+  } catch (e) {
+    throw asInfra(e, stage);
+  } finally {
+    const ms = (rec.details.phase_ms ?? {}) as Record<string, number>;
+    ms[stage] = (ms[stage] ?? 0) + (Date.now() - started);
+    rec.details.phase_ms = ms;
+  }
+}
 
-  let agentResult: AgentResult | undefined;
-  let diff: WorkspaceDiff | undefined;
+/** Any failure as an InfraError with a trial stage: its own when it names one, else the phase's. */
+function asInfra(e: unknown, stage: Stage): InfraError {
+  if (e instanceof InfraError)
+    return (STAGES as readonly string[]).includes(e.stage)
+      ? e
+      : new InfraError(stage, e.message, e.code !== 'failed' ? e.code : `${e.stage}_failed`);
+  return new InfraError('internal', `${stage}: ${(e as Error)?.message ?? String(e)}`, 'bug');
+}
+
+/**
+ * One trial: provision -> agent -> guard + diff -> harden -> verify -> score -> audit. Each phase
+ * returns its product or fails with a stage and a code; the trial is scored only when every
+ * harness phase succeeded, and stored as an infra error (never scored) otherwise. Teardown
+ * (stop the endpoint, save artifacts, remove the workspace) runs whatever happened.
+ */
+export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRecord> {
+  const startedAt = new Date();
+  const scope: TrialScope = {
+    spec,
+    env,
+    task: spec.task.task,
+    ws: env.paths.workspace(env.runId, spec.key),
+    scratch: env.paths.scratch(env.runId, spec.key),
+    artifactsDir: env.paths.artifacts(env.runId, spec.key),
+    sandbox: env.sandbox ?? noneDriver(),
+    services: { ...DEFAULT_SERVICES, ...env.services },
+  };
+  const rec = emptyRecord(env.runId, spec, startedAt.toISOString(), scope.artifactsDir);
+  let agent: AgentOutcome | undefined;
+  let change: Change | undefined;
   let verification: Verification | undefined;
   let endpoint: TrialEndpoint | undefined;
   try {
-    mkdirSync(join(scratch, 'home'), { recursive: true });
-    const prov = await provision(
-      env.paths.cacheDir,
-      task,
-      resolveSource(spec.task, env.mirrorDir),
-      ws,
+    mkdirSync(join(scope.scratch, 'home'), { recursive: true });
+    const prov = await phase(rec, 'provision', () => provisionPhase(scope));
+    rec.details.env_reused = prov.envReused;
+
+    endpoint = env.endpointFor?.(spec, { artifactsDir: scope.artifactsDir });
+    agent = await phase(rec, 'agent', () => agentPhase(scope, endpoint));
+    const exit = recordAgent(rec, agent, endpoint);
+    if (env.signal?.aborted) throw new InfraError('interrupted', 'run interrupted', 'interrupted');
+    const failure = agentFailure(agent, exit);
+    if (failure) throw failure;
+
+    // Nothing of the agent runs any more: make the workspace safe for git, then diff it.
+    const guard = await phase(rec, 'guard', () =>
+      scope.services.guardWorkspace(scope.ws, prov.snapshotWs, prov.sourceClone),
     );
-    base.details.env_reused = prov.envReused;
-
-    endpoint = env.endpointFor?.(spec, { artifactsDir });
-    const sandbox = env.sandbox ?? noneDriver();
-    const since = ctimeMark(scratch);
-    const agentRun = await withSession(
-      sandbox,
-      {
-        workspace: ws,
-        home: join(scratch, 'home'),
-        writable: [scratch],
-        endpoint,
-        tag: randomUUID(),
-      },
-      (session) =>
-        env.agent.run({
-          task,
-          mode: spec.mode,
-          prompt: buildPrompt(task, spec.mode),
-          workspace: ws,
-          scratchDir: scratch,
-          timeoutSec: task.timeouts.agent_sec,
-          provider: spec.provider,
-          model: spec.model,
-          attempt: spec.attempt,
-          endpoint: endpoint && { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
-          signal: env.signal,
-          sandbox: session,
-        }),
+    const diff = await phase(rec, 'diff', () =>
+      scope.services.workspaceDiff(scope.ws, prov.baselineTree),
     );
-    agentResult = agentRun.value;
-    const sbx = agentRun.report;
-    base.details.sandbox = {
-      kind: sbx.kind,
-      limits: sbx.limits,
-      ...(endpoint && sbx.kind === 'bwrap' && { endpoint_connections: sbx.endpointConnections }),
-    };
-    base.exit_kind = agentResult.exitKind;
-    base.timed_out = agentResult.timedOut;
-    Object.assign(base.details, {
-      agent_exit_code: agentResult.exitCode,
-      agent_ms: agentResult.durationMs,
+    change = { guard, diff };
+    recordChange(rec, agent.result, change.diff);
+    const infra = await phase(rec, 'harden', () => hardenPhase(scope, prov, agent!.since));
+    verification = await phase(rec, 'verify', () => verifyPhase(scope, prov));
+    const v = verification;
+    const graded = await phase(rec, 'score', () => scorePhase(scope, change!, v, exit));
+    recordScore(rec, graded, v, agent.result.timedOut);
+    const a = agent;
+    const c = change;
+    await phase(rec, 'audit', () => {
+      const audit = scope.services.auditTrial({
+        guard: c.guard,
+        infra,
+        session: a.session,
+        output: `${a.result.stdout}\n${a.result.stderr}`,
+        protectedRoots: [
+          env.paths.root,
+          env.paths.cacheDir,
+          spec.task.datasetDir,
+          PACKAGE_ROOT,
+          homedir(),
+        ],
+        allowed: [scope.ws, scope.scratch, ...a.session.readOnly],
+      });
+      if (env.integrity !== 'off' && Object.keys(audit.evidence).length)
+        rec.details.integrity = audit.evidence;
+      applyIntegrity(rec, audit.flags, env.integrity ?? 'flag');
     });
-    if (agentResult.meta) base.details.agent_meta = agentResult.meta;
-    if (agentResult.usage) base.details.usage = agentResult.usage;
-    // The proxy's account: tokens, requests, retries, latency, errors, temperature sent, cost.
-    const telemetry = endpoint?.finish?.();
-    if (telemetry) {
-      base.details.proxy = telemetry.details;
-      base.flags.push(...telemetry.flags);
-      const lastError = (telemetry.details as { last_error?: { status: number; message: string } })
-        .last_error;
-      const kind = exitKindWithProxy(agentResult.exitKind, lastError);
-      if (kind !== agentResult.exitKind) {
-        base.exit_kind = kind;
-        agentResult.exitKind = kind;
-        base.flags.push('exit_kind_from_proxy');
-      }
-    }
-    if (env.signal?.aborted) throw new InfraError('interrupted', 'run interrupted');
-    if (agentResult.infraError) throw new InfraError('agent', agentResult.infraError);
-    if (telemetry?.infraError) throw new InfraError('proxy', telemetry.infraError);
-
-    // Nothing of the agent runs any more; make the workspace safe for git and file operations.
-    const guard = guardWorkspace(ws, prov.snapshotWs, prov.sourceClone);
-    diff = workspaceDiff(ws, prov.baselineTree);
-    base.files_changed = diff.files;
-    if (agentResult.reportedFilesChanged) {
-      const reported = [...new Set(agentResult.reportedFilesChanged)].sort();
-      base.details.reported_files_changed = reported;
-      if (reported.join('\n') !== diff.files.join('\n')) base.flags.push('files_changed_disagree');
-    }
-
-    const verifyHome = join(scratch, 'verify-home');
-    const infra = restoreInfrastructure(ws, prov.snapshotWs, task, since, verifyHome);
-    // The suites run the agent's code: in the same sandbox, without the endpoint.
-    verification = (
-      await withSession(sandbox, { workspace: ws, home: verifyHome, tag: randomUUID() }, (s) =>
-        verify(ws, prov.baselineTree, task, scratch, s.wrap.bind(s)),
-      )
-    ).value;
-    if (task.fail_to_pass.length === 0)
-      throw new InfraError(
-        'verify',
-        `task ${task.task_id} has no fail_to_pass tests recorded; run "nanobench validate" on it`,
-      );
-    const f2p = task.fail_to_pass.map((id) => ({
-      id,
-      suite: id.split('::')[0],
-      ...targetOutcome(verification!, id),
-    }));
-    const p2p = task.pass_to_pass.map((id) => ({
-      id,
-      suite: id.split('::')[0],
-      ...targetOutcome(verification!, id),
-    }));
-    const result = score({
-      mode: spec.mode,
-      requiredFiles: task.required_files,
-      filesChanged: diff.files,
-      agentExit: agentResult.exitKind,
-      failToPass: f2p,
-      passToPass: p2p,
-      suiteLanguages: Object.fromEntries(task.test_suites.map((s) => [s.name, s.language])),
-      failureText: verification.suites.map((s) => s.stderr).join('\n'),
-      agentAddedLines: addedLines(diff.patch),
-      existsAtBase: symbolAtBase(ws, task.base_commit),
-    });
-    const targets = [...f2p, ...p2p];
-    Object.assign(base, {
-      status: 'scored',
-      score: result.score,
-      label: result.label,
-      confidence_level: result.confidenceLevel,
-      tests_passed: targets.filter((t) => t.passed).length,
-      tests_failed: targets.filter((t) => !t.passed).length,
-      tests_total: targets.length,
-    });
-    base.flags.push(...result.flags);
-    if (agentResult.timedOut) base.flags.push('timed_out');
-    Object.assign(base.details, {
-      explanation: result.explanation,
-      symbol: result.symbol,
-      fail_to_pass: f2p.map((t) => ({ id: t.id, passed: t.passed })),
-      pass_to_pass: p2p.map((t) => ({ id: t.id, passed: t.passed })),
-      suites: verification.suites.map((s) => ({
-        name: s.name,
-        status: s.status,
-        exit_code: s.exitCode,
-        timed_out: s.timedOut,
-        ms: s.durationMs,
-        tests: s.tests.length,
-        fallback: s.fallback,
-      })),
-      verifier_ms: verification.durationMs,
-    });
-    const audit = auditTrial({
-      guard,
-      infra,
-      session: sbx,
-      output: `${agentResult.stdout}\n${agentResult.stderr}`,
-      protectedRoots: [
-        env.paths.root,
-        env.paths.cacheDir,
-        spec.task.datasetDir,
-        PACKAGE_ROOT,
-        homedir(),
-      ],
-      allowed: [ws, scratch, ...sbx.readOnly],
-    });
-    if (env.integrity !== 'off' && Object.keys(audit.evidence).length)
-      base.details.integrity = audit.evidence;
-    applyIntegrity(base, audit.flags, env.integrity ?? 'flag');
   } catch (e) {
-    if (!(e instanceof InfraError) && !(e instanceof Error)) throw e;
-    base.status = 'error';
-    base.error = e instanceof InfraError ? `${e.stage}: ${e.message}` : `internal: ${e.message}`;
+    const err = asInfra(e, 'internal');
+    Object.assign(rec, {
+      status: 'error',
+      score: null,
+      label: null,
+      confidence_level: null,
+      error: `${err.stage}: ${err.message}`,
+      error_stage: err.stage,
+      error_code: err.code,
+    });
   } finally {
     endpoint?.finish?.(); // stop serving this trial even when the agent threw
     try {
-      saveArtifacts(artifactsDir, agentResult, diff, verification);
+      saveArtifacts(scope.artifactsDir, agent?.result, change?.diff, verification);
     } catch {
       // artifacts are best effort; the record is what counts
     }
-    if (!env.keepWorkspaces) rmSync(ws, { recursive: true, force: true });
-    rmSync(scratch, { recursive: true, force: true });
+    if (!env.keepWorkspaces) rmSync(scope.ws, { recursive: true, force: true });
+    rmSync(scope.scratch, { recursive: true, force: true });
   }
-  return finish(base);
+  rec.finished_at = new Date().toISOString();
+  rec.duration_ms = Date.now() - startedAt.getTime();
+  return rec;
+}
+
+/** What the agent phase tells the record; returns the exit kind the scorer sees. */
+function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialEndpoint): ExitKind {
+  const r = a.result;
+  rec.details.sandbox = {
+    kind: a.session.kind,
+    limits: a.session.limits,
+    ...(endpoint &&
+      a.session.kind === 'bwrap' && { endpoint_connections: a.session.endpointConnections }),
+  };
+  rec.timed_out = r.timedOut;
+  Object.assign(rec.details, { agent_exit_code: r.exitCode, agent_ms: r.durationMs });
+  if (r.meta) rec.details.agent_meta = r.meta;
+  if (r.usage) rec.details.usage = r.usage;
+  // The proxy's account: tokens, requests, retries, latency, errors, temperature sent, cost.
+  if (a.telemetry) {
+    rec.details.proxy = a.telemetry.details;
+    rec.flags.push(...a.telemetry.flags);
+  }
+  const exit = effectiveExit(a);
+  if (exit.fromProxy) rec.flags.push('exit_kind_from_proxy');
+  rec.exit_kind = exit.kind;
+  return exit.kind;
+}
+
+function recordChange(rec: TrialRecord, r: AgentResult, diff: WorkspaceDiff): void {
+  rec.files_changed = diff.files;
+  if (r.reportedFilesChanged) {
+    const reported = [...new Set(r.reportedFilesChanged)].sort();
+    rec.details.reported_files_changed = reported;
+    if (reported.join('\n') !== diff.files.join('\n')) rec.flags.push('files_changed_disagree');
+  }
+}
+
+function recordScore(rec: TrialRecord, g: Graded, v: Verification, timedOut: boolean): void {
+  const targets = [...g.failToPass, ...g.passToPass];
+  Object.assign(rec, {
+    status: 'scored',
+    score: g.outcome.score,
+    label: g.outcome.label,
+    confidence_level: g.outcome.confidenceLevel,
+    tests_passed: targets.filter((t) => t.passed).length,
+    tests_failed: targets.filter((t) => !t.passed).length,
+    tests_total: targets.length,
+  });
+  rec.flags.push(...g.outcome.flags);
+  if (timedOut) rec.flags.push('timed_out');
+  if (g.missing.length) {
+    // The suite ran and reported, yet never mentioned these targets: the task's lists may be
+    // stale (or name a test that never existed). Shown, not hidden inside the score.
+    rec.flags.push('target_tests_missing');
+    rec.details.missing_targets = { count: g.missing.length, ids: g.missing.slice(0, 20) };
+  }
+  Object.assign(rec.details, {
+    explanation: g.outcome.explanation,
+    symbol: g.outcome.symbol,
+    fail_to_pass: g.failToPass.map((t) => ({ id: t.id, passed: t.passed })),
+    pass_to_pass: g.passToPass.map((t) => ({ id: t.id, passed: t.passed })),
+    suites: v.suites.map((x) => ({
+      name: x.name,
+      status: x.status,
+      exit_code: x.exitCode,
+      timed_out: x.timedOut,
+      ms: x.durationMs,
+      tests: x.tests.length,
+      fallback: x.fallback,
+    })),
+    verifier_ms: v.durationMs,
+  });
 }

@@ -50,4 +50,8 @@ export const MIGRATIONS: string[] = [
      agreement REAL NOT NULL,
      details TEXT NOT NULL DEFAULT '{}'
    );`,
+  // 3: infrastructure errors carry where (stage) and what (code), so reports group them by
+  // cause instead of by message text. Older rows keep NULL and their message.
+  `ALTER TABLE trials ADD COLUMN error_stage TEXT;
+   ALTER TABLE trials ADD COLUMN error_code TEXT;`,
 ];

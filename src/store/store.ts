@@ -27,6 +27,9 @@ export interface TrialRecord {
   exit_kind: string | null;
   timed_out: boolean;
   error: string | null;
+  /** Where and what, for status "error" (src/run/trial-phases.ts STAGES; codes per stage). */
+  error_stage: string | null;
+  error_code: string | null;
   details: Record<string, unknown>;
   started_at: string;
   finished_at: string;
@@ -60,6 +63,8 @@ export type TrialOutcomeRow = Pick<
   | 'label'
   | 'flags'
   | 'error'
+  | 'error_stage'
+  | 'error_code'
 > & {
   /** From the provider proxy's account (details.proxy); null when no proxy counted the trial. */
   tokens_in: number | null;
@@ -238,6 +243,7 @@ export class Store {
     const rows = this.db
       .prepare(
         `SELECT task_id, provider, model, mode, attempt, status, score, label, flags, error,
+           error_stage, error_code,
            json_extract(details, '$.proxy.tokens.input') AS tokens_in,
            json_extract(details, '$.proxy.tokens.output') AS tokens_out,
            json_extract(details, '$.proxy.cost_usd') AS cost_usd

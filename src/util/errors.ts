@@ -9,11 +9,17 @@ export class UserError extends Error {
   }
 }
 
-/** Infrastructure failure inside a trial: the trial is stored as status "error", never scored. */
+/**
+ * Infrastructure failure: the harness, the environment or the provider failed, not the agent.
+ * Inside a trial it is stored as status "error" with its stage and code, never scored.
+ * `stage` says where (provision, agent, provider, verify...), `code` what (clone_failed,
+ * unreachable, runner_not_started...); reports group errors by the two.
+ */
 export class InfraError extends Error {
   constructor(
     readonly stage: string,
     message: string,
+    readonly code: string = 'failed',
   ) {
     super(message);
     this.name = 'InfraError';

@@ -185,11 +185,23 @@ describe('buildReport', () => {
     expect(byTier.sampling.kind).toBe('tier');
   });
 
-  it('groups infra errors by message, never inside a rate', () => {
+  it('groups infra errors by stage and code (older rows by message), never inside a rate', () => {
     const trials = [
       ...cell(1, 1),
-      trial({ status: 'error', error: 'provision: clone failed', attempt: 2 }),
-      trial({ status: 'error', error: 'provision: clone failed', attempt: 3 }),
+      trial({
+        status: 'error',
+        error: 'provider: refused (a)',
+        error_stage: 'provider',
+        error_code: 'unreachable',
+        attempt: 2,
+      }),
+      trial({
+        status: 'error',
+        error: 'provider: refused (b)',
+        error_stage: 'provider',
+        error_code: 'unreachable',
+        attempt: 3,
+      }),
       trial({ status: 'error', error: 'agent: crashed', attempt: 4 }),
     ];
     const r = buildReport(run(), trials, {
@@ -197,9 +209,9 @@ describe('buildReport', () => {
       cutoffs: null,
     });
     expect(r.overall).toMatchObject({ scored: 1, passed: 1, errors: 3 });
-    expect(r.errors.by_message.map((e) => [e.message, e.count])).toEqual([
-      ['provision: clone failed', 2],
-      ['agent: crashed', 1],
+    expect(r.errors.by_cause.map((e) => [e.cause, e.count, e.message])).toEqual([
+      ['provider/unreachable', 2, 'provider: refused (a)'],
+      ['agent: crashed', 1, 'agent: crashed'],
     ]);
   });
 });

@@ -1,0 +1,278 @@
+// The phases of one trial, each a function of what the phases before it produced. A phase either
+// returns its product or throws an InfraError with a stage and a code; only a trial whose every
+// harness phase succeeded reaches the scorer. The services a phase calls are passed in
+// (TrialServices), so the lifecycle can be tested without git, sandboxes or test runners.
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { exitKindWithProxy } from '../agent/nanocoder-exit.js';
+import { buildPrompt } from '../agent/prompt.js';
+import type { AgentResult, ExitKind } from '../agent/types.js';
+import { auditTrial, type GuardReport, guardWorkspace } from '../integrity/audit.js';
+import type { TrialEndpoint } from '../provider/endpoints.js';
+import { type ScoreOutcome, score, type TargetTest } from '../score/rules.js';
+import type { ResolvedTask } from '../task/patches.js';
+import { InfraError } from '../util/errors.js';
+import { GIT_ENV } from '../util/git.js';
+import { ctimeMark } from '../verify/fs-tree.js';
+import { type InfraReport, restoreInfrastructure } from '../verify/harden.js';
+import { targetOutcome, type Verification, verify } from '../verify/verifier.js';
+import { addedLines, type WorkspaceDiff, workspaceDiff } from '../workspace/diff.js';
+import { type ProvisionResult, provision } from '../workspace/provision.js';
+import { withSession } from '../workspace/sandbox/session.js';
+import type { SandboxDriver, SessionReport } from '../workspace/sandbox/types.js';
+import { resolveSource } from '../workspace/source.js';
+import type { TrialSpec } from './plan.js';
+import type { TrialEnv } from './trial.js';
+
+/** Where a trial can fail. Harness phases in order, then the two that can happen anywhere. */
+export const STAGES = [
+  'provision',
+  'agent',
+  'provider',
+  'guard',
+  'diff',
+  'harden',
+  'verify',
+  'score',
+  'audit',
+  'interrupted',
+  'internal',
+] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** What the phases call; replaced in unit tests of the lifecycle. */
+export interface TrialServices {
+  provision: typeof provision;
+  withSession: typeof withSession;
+  guardWorkspace: typeof guardWorkspace;
+  workspaceDiff: typeof workspaceDiff;
+  restoreInfrastructure: typeof restoreInfrastructure;
+  verify: typeof verify;
+  score: typeof score;
+  auditTrial: typeof auditTrial;
+  /** Does `sym` occur in the repository at `base` (Level-4 symbol lookup)? */
+  symbolAtBase: (ws: string, base: string) => (sym: string) => boolean;
+}
+
+function gitSymbolAtBase(ws: string, base: string) {
+  const cache = new Map<string, boolean>();
+  return (sym: string): boolean => {
+    if (!cache.has(sym)) {
+      const r = spawnSync('git', ['grep', '-q', '-w', '-F', '-e', sym, base], {
+        cwd: ws,
+        env: GIT_ENV,
+      });
+      cache.set(sym, r.status === 0);
+    }
+    return cache.get(sym)!;
+  };
+}
+
+export const DEFAULT_SERVICES: TrialServices = {
+  provision,
+  withSession,
+  guardWorkspace,
+  workspaceDiff,
+  restoreInfrastructure,
+  verify,
+  score,
+  auditTrial,
+  symbolAtBase: gitSymbolAtBase,
+};
+
+/** Everything a trial's phases share: its coordinates, paths and the services. */
+export interface TrialScope {
+  spec: TrialSpec;
+  env: TrialEnv;
+  task: ResolvedTask;
+  ws: string;
+  scratch: string;
+  artifactsDir: string;
+  sandbox: SandboxDriver;
+  services: TrialServices;
+}
+
+// ---- provision ----
+
+export function provisionPhase(s: TrialScope): Promise<ProvisionResult> {
+  return s.services.provision(
+    s.env.paths.cacheDir,
+    s.task,
+    resolveSource(s.spec.task, s.env.mirrorDir),
+    s.ws,
+  );
+}
+
+// ---- agent ----
+
+export interface AgentOutcome {
+  result: AgentResult;
+  /** What the agent's sandbox session saw. */
+  session: SessionReport;
+  /** The provider proxy's account of the trial, when an LLM agent ran. */
+  telemetry?: ReturnType<NonNullable<TrialEndpoint['finish']>>;
+  /** ctime mark taken before the agent started (hardening finds what it touched after). */
+  since: bigint;
+}
+
+export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promise<AgentOutcome> {
+  const since = ctimeMark(s.scratch);
+  const { spec, task } = s;
+  const run = await s.services.withSession(
+    s.sandbox,
+    {
+      workspace: s.ws,
+      home: join(s.scratch, 'home'),
+      writable: [s.scratch],
+      endpoint,
+      tag: randomUUID(),
+    },
+    (session) =>
+      s.env.agent.run({
+        task,
+        mode: spec.mode,
+        prompt: buildPrompt(task, spec.mode),
+        workspace: s.ws,
+        scratchDir: s.scratch,
+        timeoutSec: task.timeouts.agent_sec,
+        provider: spec.provider,
+        model: spec.model,
+        attempt: spec.attempt,
+        endpoint: endpoint && { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
+        signal: s.env.signal,
+        sandbox: session,
+      }),
+  );
+  return { result: run.value, session: run.report, telemetry: endpoint?.finish?.(), since };
+}
+
+interface LastReply {
+  status: number;
+  message: string;
+}
+
+/**
+ * The exit kind the scorer sees: the agent's own, unless it only said "error" and the proxy saw
+ * the provider stop it (rate limit, quota, context length). Returns whether the proxy decided.
+ */
+export function effectiveExit(a: AgentOutcome): { kind: ExitKind; fromProxy: boolean } {
+  const last = (a.telemetry?.details as { last_error?: LastReply } | undefined)?.last_error;
+  const kind = exitKindWithProxy(a.result.exitKind, last);
+  return { kind, fromProxy: kind !== a.result.exitKind };
+}
+
+/** Exit kinds that mean the model never got to answer: the provider, not the agent, failed. */
+const PROVIDER_FAILURES: Partial<Record<ExitKind, string>> = {
+  unreachable: 'unreachable',
+  request_timeout: 'timeout',
+  server_error: 'server_error',
+};
+
+/**
+ * Harness and provider failures seen by the agent phase, as infrastructure errors: the agent
+ * could not run properly, the provider refused or never answered, a replay ran out.
+ */
+export function agentFailure(a: AgentOutcome, kind: ExitKind): InfraError | undefined {
+  if (a.result.infraError) return new InfraError('agent', a.result.infraError, 'agent_failed');
+  const t = a.telemetry;
+  if (t?.infraError) return new InfraError('provider', t.infraError, 'replay_exhausted');
+  const upstream = (t?.details as { upstream_failure?: { code: string; message: string } })
+    ?.upstream_failure;
+  if (upstream) return new InfraError('provider', upstream.message, upstream.code);
+  const code = PROVIDER_FAILURES[kind];
+  if (code)
+    return new InfraError(
+      'provider',
+      `the agent stopped on a provider failure (${kind}): ${a.result.stderr.trim().split('\n').pop() ?? ''}`,
+      code,
+    );
+  return undefined;
+}
+
+/** What the agent changed, after the workspace was made safe for git. */
+export interface Change {
+  guard: GuardReport;
+  diff: WorkspaceDiff;
+}
+
+// ---- harden and verify ----
+
+export function hardenPhase(s: TrialScope, prov: ProvisionResult, since: bigint): InfraReport {
+  return s.services.restoreInfrastructure(
+    s.ws,
+    prov.snapshotWs,
+    s.task,
+    since,
+    join(s.scratch, 'verify-home'),
+  );
+}
+
+export async function verifyPhase(s: TrialScope, prov: ProvisionResult): Promise<Verification> {
+  if (s.task.fail_to_pass.length === 0)
+    throw new InfraError(
+      'verify',
+      `task ${s.task.task_id} has no fail_to_pass tests recorded; run "nanobench validate" on it`,
+      'no_fail_to_pass',
+    );
+  // The suites run the agent's code: in the same sandbox, without the endpoint.
+  const v = (
+    await s.services.withSession(
+      s.sandbox,
+      { workspace: s.ws, home: join(s.scratch, 'verify-home'), tag: randomUUID() },
+      (session) =>
+        s.services.verify(s.ws, prov.baselineTree, s.task, s.scratch, session.wrap.bind(session)),
+    )
+  ).value;
+  // A runner that could not start graded nothing: the environment failed, not the agent.
+  const dead = v.suites.find((x) => x.status === 'not_started');
+  if (dead)
+    throw new InfraError(
+      'verify',
+      `suite ${dead.name} could not start (exit ${dead.exitCode}: "${dead.command}" was not found or cannot be executed)`,
+      'runner_not_started',
+    );
+  return v;
+}
+
+// ---- score ----
+
+export interface Graded {
+  outcome: ScoreOutcome;
+  failToPass: TargetTest[];
+  passToPass: TargetTest[];
+  /** Target ids no suite reported although their suite ran and reported (stale lists?). */
+  missing: string[];
+}
+
+export function scorePhase(
+  s: TrialScope,
+  change: Change,
+  v: Verification,
+  agentExit: ExitKind,
+): Graded {
+  const targets = (ids: string[]) =>
+    ids.map((id) => ({ id, suite: id.split('::')[0], ...targetOutcome(v, id) }));
+  const failToPass = targets(s.task.fail_to_pass);
+  const passToPass = targets(s.task.pass_to_pass);
+  const reported = new Set(v.suites.filter((x) => x.status === 'reported').map((x) => x.name));
+  const missing = [...s.task.fail_to_pass, ...s.task.pass_to_pass].filter(
+    (id) =>
+      !v.outcomes.has(id) &&
+      reported.has(id.split('::')[0]) &&
+      !v.suites.some((x) => id.startsWith(`${x.name}::`) && x.fileErrors.length > 0),
+  );
+  const outcome = s.services.score({
+    mode: s.spec.mode,
+    requiredFiles: s.task.required_files,
+    filesChanged: change.diff.files,
+    agentExit,
+    failToPass,
+    passToPass,
+    suiteLanguages: Object.fromEntries(s.task.test_suites.map((x) => [x.name, x.language])),
+    failureText: v.suites.map((x) => x.stderr).join('\n'),
+    agentAddedLines: addedLines(change.diff.patch),
+    existsAtBase: s.services.symbolAtBase(s.ws, s.task.base_commit),
+  });
+  return { outcome, failToPass, passToPass, missing };
+}
