@@ -1,0 +1,278 @@
+// Issue 12: the trial lifecycle as typed phases, tested without git, sandboxes or test runners:
+// the services each phase calls are replaced by fakes. Only a trial whose every harness phase
+// succeeded is scored; every failure is stored with a stage and a code.
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Agent, AgentResult } from '../../src/agent/types.js';
+import type { TrialEndpoint } from '../../src/provider/endpoints.js';
+import { RunPaths } from '../../src/run/paths.js';
+import type { TrialSpec } from '../../src/run/plan.js';
+import { runTrial, type TrialEnv } from '../../src/run/trial.js';
+import type { TrialServices } from '../../src/run/trial-phases.js';
+import type { ResolvedTask } from '../../src/task/patches.js';
+import { InfraError } from '../../src/util/errors.js';
+import type { SuiteRun, Verification } from '../../src/verify/verifier.js';
+import type { SessionReport } from '../../src/workspace/sandbox/types.js';
+
+const task = {
+  task_id: 't1',
+  repo: 'fixtures/t1',
+  repo_url: 'https://example.invalid/fixtures/t1',
+  base_commit: 'a'.repeat(40),
+  required_files: ['src/a.js'],
+  test_suites: [
+    { name: 'js', language: 'javascript', command: 'run-tests', format: 'tap', test_files: [] },
+  ],
+  fail_to_pass: ['js::fixes it', 'js::also fixed'],
+  pass_to_pass: ['js::still works'],
+  timeouts: { agent_sec: 10, verifier_sec: 10 },
+  problem_statement: 'x',
+} as unknown as ResolvedTask;
+
+const spec = (): TrialSpec => ({
+  key: 't1|agent|none|none|hinted|1',
+  task: { task, file: '/nowhere/t1.json', datasetDir: '/nowhere', digest: 'sha256:x' },
+  agent: 'fake',
+  provider: 'none',
+  model: 'none',
+  mode: 'hinted',
+  attempt: 1,
+});
+
+const report: SessionReport = {
+  kind: 'none',
+  writesOutside: [],
+  endpointConnections: 0,
+  limits: [],
+  readOnly: [],
+};
+
+function agentReturning(r: Partial<AgentResult>): Agent {
+  return {
+    name: 'fake',
+    run: async () => ({
+      exitCode: 0,
+      exitKind: 'success',
+      stdout: '',
+      stderr: '',
+      durationMs: 1,
+      timedOut: false,
+      ...r,
+    }),
+  };
+}
+
+function suite(over: Partial<SuiteRun> = {}): SuiteRun {
+  return {
+    name: 'js',
+    language: 'javascript',
+    command: 'run-tests',
+    format: 'tap',
+    exitCode: 0,
+    timedOut: false,
+    durationMs: 5,
+    stdout: '',
+    stderr: '',
+    status: 'reported',
+    tests: [],
+    fileErrors: [],
+    ...over,
+  };
+}
+
+function verification(passed: Record<string, boolean>, over: Partial<SuiteRun> = {}): Verification {
+  const outcomes = new Map(
+    Object.entries(passed).map(([id, ok]) => [
+      `js::${id}`,
+      { id, outcome: ok ? ('passed' as const) : ('failed' as const) },
+    ]),
+  );
+  return { suites: [suite({ tests: [...outcomes.values()], ...over })], outcomes, durationMs: 5 };
+}
+
+/** Fakes for every service: a trial that provisions, changes src/a.js and passes everything. */
+function services(over: Partial<TrialServices> = {}): Partial<TrialServices> {
+  return {
+    provision: async (_c, _t, _s, ws) => {
+      mkdirSync(ws, { recursive: true });
+      return {
+        workspace: ws,
+        baselineTree: 'tree0',
+        envReused: true,
+        snapshotWs: ws,
+        sourceClone: ws,
+      };
+    },
+    withSession: async (_d, _o, fn) => ({
+      value: await fn({
+        kind: 'none',
+        tag: 'x',
+        wrap: (c, a) => ({ command: c, args: a }),
+        close: async () => report,
+      }),
+      report,
+    }),
+    guardWorkspace: () => ({ escapingSymlinks: [], specialFiles: [], git: [], nestedGit: [] }),
+    workspaceDiff: () => ({ tree: 'tree1', files: ['src/a.js'], patch: '+x\n' }),
+    restoreInfrastructure: () => ({ touchedTests: [], touchedInfra: [], resultFiles: [] }),
+    verify: async () => verification({ 'fixes it': true, 'also fixed': true, 'still works': true }),
+    auditTrial: () => ({ flags: [], evidence: {} }),
+    symbolAtBase: () => () => false,
+    ...over,
+  };
+}
+
+function env(
+  o: {
+    agent?: Agent;
+    services?: Partial<TrialServices>;
+    endpoint?: TrialEndpoint;
+    signal?: AbortSignal;
+  } = {},
+): TrialEnv {
+  const root = mkdtempSync(join(tmpdir(), 'nb-lifecycle-'));
+  return {
+    runId: 'r1',
+    paths: new RunPaths(join(root, 'results.sqlite')),
+    agent: o.agent ?? agentReturning({}),
+    keepWorkspaces: false,
+    services: o.services ?? services(),
+    endpointFor: o.endpoint ? () => o.endpoint : undefined,
+    signal: o.signal,
+  };
+}
+
+describe('the trial lifecycle', () => {
+  it('scores a trial whose every phase succeeded, timing each phase', async () => {
+    const e = env();
+    const rec = await runTrial(spec(), e);
+    expect(rec).toMatchObject({ status: 'scored', label: 'pass', score: 1, error_stage: null });
+    expect(Object.keys(rec.details.phase_ms as object)).toEqual([
+      'provision',
+      'agent',
+      'guard',
+      'diff',
+      'harden',
+      'verify',
+      'score',
+      'audit',
+    ]);
+    expect(existsSync(e.paths.workspace('r1', spec().key))).toBe(false); // torn down
+  });
+
+  it('a provider that refuses connections is an infra error, not zero_signal', async () => {
+    const rec = await runTrial(
+      spec(),
+      env({
+        agent: agentReturning({
+          exitCode: 1,
+          exitKind: 'unreachable',
+          stderr: 'Connection failed: Unable to reach the model server',
+        }),
+      }),
+    );
+    expect(rec).toMatchObject({
+      status: 'error',
+      score: null,
+      label: null,
+      error_stage: 'provider',
+      error_code: 'unreachable',
+    });
+    expect(rec.error).toMatch(/^provider: .*Connection failed/);
+  });
+
+  it("the proxy's record of an upstream failure decides, whatever the agent printed", async () => {
+    const endpoint: TrialEndpoint = {
+      baseUrl: 'http://127.0.0.1:1/v1',
+      apiKey: 'k',
+      finish: () => ({
+        details: {
+          upstream_failure: {
+            code: 'upstream_timeout',
+            message: 'no answer from the provider within 5s',
+          },
+        },
+        flags: [],
+      }),
+    } as unknown as TrialEndpoint;
+    const rec = await runTrial(
+      spec(),
+      env({ endpoint, agent: agentReturning({ exitCode: 1, exitKind: 'error' }) }),
+    );
+    expect(rec).toMatchObject({
+      status: 'error',
+      error_stage: 'provider',
+      error_code: 'upstream_timeout',
+    });
+  });
+
+  it('a suite whose runner could not start is an infra error, even for a correct change', async () => {
+    const rec = await runTrial(
+      spec(),
+      env({
+        services: services({
+          verify: async () => verification({}, { status: 'not_started', exitCode: 127 }),
+        }),
+      }),
+    );
+    expect(rec).toMatchObject({
+      status: 'error',
+      error_stage: 'verify',
+      error_code: 'runner_not_started',
+    });
+  });
+
+  it('a target no suite reported, while the suite ran cleanly, is flagged and counted', async () => {
+    const rec = await runTrial(
+      spec(),
+      env({
+        services: services({
+          verify: async () => verification({ 'fixes it': true, 'still works': true }),
+        }),
+      }),
+    );
+    expect(rec.status).toBe('scored');
+    expect(rec.flags).toContain('target_tests_missing');
+    expect(rec.details.missing_targets).toEqual({ count: 1, ids: ['js::also fixed'] });
+  });
+
+  it('a failure inside a phase takes that phase as its stage; a bug is "internal"', async () => {
+    const git = await runTrial(
+      spec(),
+      env({
+        services: services({
+          workspaceDiff: () => {
+            throw new InfraError('git', 'git diff (in /ws): fatal: bad object');
+          },
+        }),
+      }),
+    );
+    expect(git).toMatchObject({ status: 'error', error_stage: 'diff', error_code: 'git_failed' });
+    const bug = await runTrial(
+      spec(),
+      env({
+        services: services({
+          auditTrial: () => {
+            throw new TypeError('x is undefined');
+          },
+        }),
+      }),
+    );
+    expect(bug).toMatchObject({
+      status: 'error',
+      score: null,
+      error_stage: 'internal',
+      error_code: 'bug',
+    });
+    expect(bug.error).toContain('audit: x is undefined');
+  });
+
+  it('an interrupted trial says so (the executor does not store it)', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    const rec = await runTrial(spec(), env({ signal: abort.signal }));
+    expect(rec).toMatchObject({ status: 'error', error_stage: 'interrupted' });
+  });
+});
