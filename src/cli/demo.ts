@@ -14,6 +14,7 @@ import { runSession } from '../run/session.js';
 import { Store } from '../store/store.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import { type Io, progressPrinter } from './progress.js';
+import { infraOnly } from './run.js';
 
 /** Fixed order: the reader meets the good model first. */
 const DEMO_MODELS = ['competent', 'flaky', 'hallucinator', 'wrong-files', 'context-hog'];
@@ -61,6 +62,11 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
             `${JSON.stringify({ ...runView(result.run, result.trials), matrix: cells }, null, 2)}\n`,
           );
         else io.stdout.write(markdownSummary(result.run, result.trials));
+        const failed = infraOnly(result.trials);
+        if (failed) {
+          io.stderr.write(`nanobench: ${failed}\n`);
+          setExit(1);
+        }
         if (result.interrupted) setExit(130);
       } finally {
         store.close();

@@ -6,7 +6,7 @@ import { runView } from '../report/trial-view.js';
 import { parseQueueUrl, type RunConfig, resolveRunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
 import { runSession } from '../run/session.js';
-import { type RunRecord, Store } from '../store/store.js';
+import { type RunRecord, Store, type TrialRecord } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { type Io, progressPrinter } from './progress.js';
 
@@ -101,6 +101,11 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
         if (o.json)
           io.stdout.write(`${JSON.stringify(runView(result.run, result.trials), null, 2)}\n`);
         else io.stdout.write(markdownSummary(result.run, result.trials));
+        const failed = infraOnly(result.trials);
+        if (failed) {
+          io.stderr.write(`nanobench: ${failed}\n`);
+          setExit(1);
+        }
         if (result.interrupted) {
           io.stderr.write(
             `nanobench: interrupted; finish with: nanobench run --resume ${result.run.id} --db ${o.db}\n`,
@@ -111,6 +116,22 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
         store.close();
       }
     });
+}
+
+/**
+ * A run in which no trial could be scored measured nothing: say why (the most common causes)
+ * and exit 1, so a script or CI job does not take it for a result.
+ */
+export function infraOnly(trials: TrialRecord[]): string | undefined {
+  if (trials.length === 0 || trials.some((t) => t.status === 'scored')) return undefined;
+  const causes = new Map<string, number>();
+  for (const t of trials) {
+    const c = t.error_stage ? `${t.error_stage}/${t.error_code}` : (t.error ?? 'error');
+    causes.set(c, (causes.get(c) ?? 0) + 1);
+  }
+  const top = [...causes].sort((a, b) => b[1] - a[1]).slice(0, 3);
+  const example = trials.find((t) => t.error)?.error ?? '';
+  return `every trial of the run was an infrastructure error, nothing was scored (${top.map(([c, n]) => `${c} ×${n}`).join(', ')}); e.g. ${example.split('\n')[0].slice(0, 300)}`;
 }
 
 /** A resumed run keeps its stored configuration; --queue may name (or re-name) the queue. */

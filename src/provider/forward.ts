@@ -17,6 +17,10 @@ export interface Upstream {
   supportsStreamUsage: boolean;
   temperature: number;
   headers: Record<string, string>;
+  /** A provider that does not accept the connection within this is unreachable. */
+  connectTimeoutMs?: number;
+  /** A reply (headers, or the next chunk of a stream) that takes longer than this is a timeout. */
+  idleTimeoutMs?: number;
 }
 
 /** What the proxy has learnt an upstream model refuses; shared by the trials of a run. */
@@ -25,8 +29,15 @@ export interface Quirks {
   streamOptionsRejected?: boolean;
 }
 
+/** Why the provider gave no (complete) reply: the provider failed, not the model. */
+export interface UpstreamFailure {
+  code: 'unreachable' | 'upstream_timeout' | 'no_response';
+  message: string;
+}
+
 export interface ForwardResult {
   response: RecordedResponse;
+  failure?: UpstreamFailure;
   facts: ReplyFacts;
   sent: { temperature: SentTemperature; stream_options: boolean; upstream_attempts: number };
   ttfbMs?: number;
@@ -49,15 +60,51 @@ export function safeUrl(baseUrl: string): string {
   return `${u.protocol}//${u.host}${u.pathname}`;
 }
 
-function post(url: URL, headers: Record<string, string>, payload: Buffer) {
+const DEFAULT_CONNECT_MS = 30_000;
+const DEFAULT_IDLE_MS = 300_000;
+
+const timeoutError = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+/**
+ * A request that gives up on a provider that does not accept the connection within
+ * connectTimeoutMs, or sends nothing (headers or stream data) for idleTimeoutMs: without these,
+ * a provider that accepts and never answers held the trial for the agent's whole time limit.
+ */
+function post(url: URL, headers: Record<string, string>, payload: Buffer, up: Upstream) {
   const mod = url.protocol === 'https:' ? https : http;
   const req = mod.request(url, { method: 'POST', headers });
+  // Why we cut the request, when we did: a stream cut mid-way surfaces only as "aborted".
+  let cut: NodeJS.ErrnoException | undefined;
+  const stop = (e: NodeJS.ErrnoException) => {
+    cut = e;
+    req.destroy(e);
+  };
+  const idleMs = up.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+  const connectMs = up.connectTimeoutMs ?? DEFAULT_CONNECT_MS;
+  req.setTimeout(idleMs, () =>
+    stop(timeoutError('NB_IDLE_TIMEOUT', `the provider sent nothing for ${idleMs / 1000}s`)),
+  );
+  req.once('socket', (socket) => {
+    if (!socket.connecting) return;
+    const timer = setTimeout(
+      () =>
+        stop(
+          timeoutError(
+            'NB_CONNECT_TIMEOUT',
+            `the provider did not accept the connection within ${connectMs / 1000}s`,
+          ),
+        ),
+      connectMs,
+    );
+    socket.once('connect', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(timer));
+  });
   const response = new Promise<IncomingMessage>((resolve, reject) => {
     req.once('response', resolve);
     req.once('error', reject);
   });
   req.end(payload);
-  return { req, response };
+  return { req, response, cutBy: () => cut };
 }
 
 async function readCapped(r: IncomingMessage): Promise<string> {
@@ -131,7 +178,7 @@ export async function forward(i: ForwardInput): Promise<ForwardResult> {
       'content-length': String(data.length),
     };
     if (up.apiKey) headers.authorization = `Bearer ${up.apiKey}`;
-    const { req, response } = post(url, headers, data);
+    const { req, response, cutBy } = post(url, headers, data, up);
     void clientGone.then(() => {
       if (!res.writableFinished) req.destroy();
     });
@@ -146,6 +193,7 @@ export async function forward(i: ForwardInput): Promise<ForwardResult> {
         response: { status: 0, error: redact(code) },
         facts: { outputChars: 0 },
         sent: sent(),
+        failure: failureOf(e as NodeJS.ErrnoException, redact),
       };
     }
     const status = upRes.statusCode ?? 0;
@@ -173,7 +221,27 @@ export async function forward(i: ForwardInput): Promise<ForwardResult> {
         ttfbMs: performance.now() - i.t0,
       };
     }
-    return passThrough(i, upRes, status, headersOut, sent());
+    return passThrough(i, upRes, status, headersOut, sent(), cutBy);
+  }
+}
+
+/** The provider's failure, by the error the request ended with. */
+function failureOf(e: NodeJS.ErrnoException, redact: (s: string) => string): UpstreamFailure {
+  const message = redact(`${e.code ?? 'error'}: ${e.message}`);
+  switch (e.code) {
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return { code: 'unreachable', message };
+    case 'NB_CONNECT_TIMEOUT':
+      return { code: 'unreachable', message };
+    case 'NB_IDLE_TIMEOUT':
+    case 'ETIMEDOUT':
+      return { code: 'upstream_timeout', message };
+    default:
+      return { code: 'no_response', message };
   }
 }
 
@@ -183,6 +251,7 @@ async function passThrough(
   status: number,
   headers: Record<string, string>,
   sent: ForwardResult['sent'],
+  cutBy: () => NodeJS.ErrnoException | undefined,
 ): Promise<ForwardResult> {
   const { res, redact } = i;
   const sse = /text\/event-stream/i.test(headers['content-type'] ?? '');
@@ -191,6 +260,7 @@ async function passThrough(
   const parts: Buffer[] = [];
   let ttfbMs: number | undefined;
   let error: string | undefined;
+  let failure: UpstreamFailure | undefined;
   res.writeHead(status, headers);
   try {
     for await (const c of upRes) {
@@ -205,6 +275,9 @@ async function passThrough(
     res.end();
   } catch (e) {
     error = (e as Error).message;
+    // The agent hanging up is the agent's business; the provider going quiet or away is not.
+    const cause = cutBy() ?? (e as NodeJS.ErrnoException);
+    if (!res.destroyed || cutBy()) failure = failureOf(cause, redact);
     res.destroy();
   }
   const body = redact(Buffer.concat(parts).toString('utf8'));
@@ -219,5 +292,6 @@ async function passThrough(
     facts,
     sent,
     ttfbMs,
+    ...(failure && { failure }),
   };
 }

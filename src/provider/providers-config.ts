@@ -47,6 +47,16 @@ const ProviderSchema = z
     accepts_temperature: z.boolean().default(true),
     supports_stream_usage: z.boolean().default(true),
     temperature: z.number().min(0).max(2).default(0),
+    connect_timeout_sec: z
+      .number()
+      .positive()
+      .default(30)
+      .describe('give up on a provider that does not accept the connection within this'),
+    idle_timeout_sec: z
+      .number()
+      .positive()
+      .default(300)
+      .describe('give up on a reply (or a stream) that sends nothing for this long'),
     price_per_million: PriceSchema.optional(),
     headers: z
       .record(z.string())
@@ -87,6 +97,8 @@ export interface UpstreamDecl {
   temperature: number;
   price?: Price;
   headers: Record<string, string>;
+  connectTimeoutMs: number;
+  idleTimeoutMs: number;
 }
 
 export function parseProvidersConfig(raw: unknown, file: string): ProviderDecl[] {
@@ -141,6 +153,8 @@ export function resolveUpstream(
     temperature: p.temperature,
     price: fromModel?.price_per_million ?? p.price_per_million,
     headers: p.headers ?? {},
+    connectTimeoutMs: p.connect_timeout_sec * 1000,
+    idleTimeoutMs: p.idle_timeout_sec * 1000,
   };
 }
 

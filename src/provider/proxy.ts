@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { type BudgetHit, type Budgets, budgetErrorBody, overBudget } from './budget.js';
 import { type CassetteHeader, CassetteWriter, type Exchange, requestShape } from './cassette.js';
-import { forward, type Quirks, safeUrl, type Upstream } from './forward.js';
+import { forward, type Quirks, safeUrl, type Upstream, type UpstreamFailure } from './forward.js';
 import { errorBody, sendJson } from './scripted-replies.js';
 import { type Price, replyFacts, TrialTally } from './usage.js';
 
@@ -60,6 +60,8 @@ class Trial {
   private lastHash = '';
   private lastFailed = false;
   private lastError?: { status: number; message: string; source: Exchange['source'] };
+  /** The provider's failure on the latest request, if it failed (cleared by a later reply). */
+  private upstreamFailure?: UpstreamFailure;
   budgetHit?: BudgetHit;
   diverged = 0;
   exhaustedAt?: number;
@@ -117,6 +119,7 @@ class Trial {
         t0,
       });
       this.tally.upstreamRequests += r.sent.upstream_attempts;
+      this.upstreamFailure = r.failure;
       if (r.sent.temperature === null && up.acceptsTemperature)
         this.tally.temperatureNote = `the upstream rejected the temperature: ${quirks.temperatureRejected ?? ''}`;
       ex = {
@@ -194,6 +197,9 @@ class Trial {
       budget: { tokens: o.tokenBudget ?? null, requests: o.requestBudget ?? null },
       ...(this.budgetHit && { budget_exceeded: this.budgetHit }),
       ...(this.lastError && { last_error: this.lastError }),
+      // The trial ended on a provider that refused, went quiet or dropped the reply: an
+      // infrastructure failure (src/run/trial-phases.ts), never the model's score.
+      ...(this.upstreamFailure && { upstream_failure: this.upstreamFailure }),
       ...(o.record && { cassette: o.record.file }),
     };
     if (o.replay)
