@@ -34,6 +34,14 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--keep-workspaces', 'keep each trial workspace after the trial')
     .option('--resume [runId]', 'finish an interrupted run (default: the latest unfinished one)')
     .option(
+      '--take-over',
+      'with --resume: take the run from the process holding it even if it may still be alive',
+    )
+    .option(
+      '--allow-changed-tasks',
+      'with --resume: grade the rest of the run on task files that changed since it started',
+    )
+    .option(
       '--nanocoder <path>',
       'Nanocoder build to evaluate: a checkout directory or its dist/cli.js',
     )
@@ -60,7 +68,15 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
       'flag',
     )
     .option('--json', 'print one JSON document with every trial on stdout')
-    .action(async (datasets: string[], o) => {
+    .action(async (datasets: string[], o, cmd: Command) => {
+      if (o.resume !== undefined) refuseWithResume(datasets, cmd);
+      else
+        for (const flag of ['takeOver', 'allowChangedTasks'])
+          if (o[flag])
+            throw new UserError(
+              'BAD_OPTION',
+              `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --resume`,
+            );
       const store = Store.open(o.db);
       try {
         let config: RunConfig;
@@ -95,9 +111,19 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
             onProgress: (e) => progress.progress(e),
             log: (line) => io.stderr.write(`nanobench: ${line}\n`),
           },
-          resumeRun,
+          resumeRun && {
+            run: resumeRun,
+            takeOver: Boolean(o.takeOver),
+            allowChangedTasks: Boolean(o.allowChangedTasks),
+          },
         );
         progress.end();
+        if (result.lostTo) {
+          io.stderr.write(
+            `nanobench: run ${result.run.id} was taken over by ${result.lostTo}; this process stopped\n`,
+          );
+          setExit(1);
+        }
         if (o.json)
           io.stdout.write(`${JSON.stringify(runView(result.run, result.trials), null, 2)}\n`);
         else io.stdout.write(markdownSummary(result.run, result.trials));
@@ -132,6 +158,40 @@ export function infraOnly(trials: TrialRecord[]): string | undefined {
   const top = [...causes].sort((a, b) => b[1] - a[1]).slice(0, 3);
   const example = trials.find((t) => t.error)?.error ?? '';
   return `every trial of the run was an infrastructure error, nothing was scored (${top.map(([c, n]) => `${c} ×${n}`).join(', ')}); e.g. ${example.split('\n')[0].slice(0, 300)}`;
+}
+
+/** Options that only make sense with --resume or that say something about the run itself. */
+const RESUME_COMPATIBLE = new Set([
+  'resume',
+  'db',
+  'cacheDir',
+  'mirror',
+  'queue',
+  'concurrency',
+  'json',
+  'keepWorkspaces',
+  'takeOver',
+  'allowChangedTasks',
+]);
+
+/**
+ * A resumed run keeps its stored configuration; anything that would change what it measures is
+ * an error rather than silently ignored.
+ */
+function refuseWithResume(datasets: string[], cmd: Command): void {
+  if (datasets.length)
+    throw new UserError(
+      'BAD_OPTION',
+      `--resume continues a stored run with its own datasets; do not name datasets (${datasets.join(', ')})`,
+    );
+  const given = cmd.options
+    .map((opt) => opt.attributeName())
+    .filter((name) => cmd.getOptionValueSource(name) === 'cli' && !RESUME_COMPATIBLE.has(name));
+  if (given.length)
+    throw new UserError(
+      'BAD_OPTION',
+      `--resume keeps the run's stored configuration; ${given.map((n) => `--${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} cannot be combined with it (start a new run instead)`,
+    );
 }
 
 /** A resumed run keeps its stored configuration; --queue may name (or re-name) the queue. */

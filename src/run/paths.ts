@@ -1,5 +1,5 @@
 // Every on-disk location of a run is built here, from one root (the directory of the database).
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 
 export class RunPaths {
@@ -12,16 +12,21 @@ export class RunPaths {
     this.cacheDir = cacheDir ? resolve(cacheDir) : join(this.root, 'cache');
   }
   readonly cacheDir: string;
+  /**
+   * This execution: workspaces and scratch directories carry it, so a resumed run never works in
+   * a directory an earlier (killed) execution, or its leftover agent, may still be writing.
+   */
+  readonly execution = randomBytes(4).toString('hex');
 
   private static slug(key: string): string {
     const readable = key.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
     return `${readable}-${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
   }
   workspace(runId: string, key: string): string {
-    return join(this.root, 'workspaces', runId, RunPaths.slug(key));
+    return join(this.root, 'workspaces', runId, `${RunPaths.slug(key)}-${this.execution}`);
   }
   scratch(runId: string, key: string): string {
-    return join(this.root, 'scratch', runId, RunPaths.slug(key));
+    return join(this.root, 'scratch', runId, `${RunPaths.slug(key)}-${this.execution}`);
   }
   artifacts(runId: string, key: string): string {
     return join(this.root, 'artifacts', runId, RunPaths.slug(key));

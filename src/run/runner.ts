@@ -55,6 +55,11 @@ export interface ExecuteOptions {
   executor?: TrialExecutor;
   onProgress?: (e: ProgressEvent) => void;
   onStart?: (spec: TrialSpec) => void;
+  /**
+   * Aborted when this process may no longer run the run (its lease was taken over): stop like
+   * on an interrupt, store nothing more, and leave the run's status to its new holder.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ExecuteResult {
@@ -74,6 +79,7 @@ export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> 
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  opts.signal?.addEventListener('abort', onSignal, { once: true });
   let ran = 0;
   try {
     store.setRunStatus(env.runId, 'running');
@@ -81,6 +87,7 @@ export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> 
       signal: controller.signal,
       onStart: opts.onStart,
       onResult: (rec) => {
+        if (opts.signal?.aborted) return; // no longer ours to write
         // false: already stored (a queue can deliver a result twice); count it once.
         if (!store.insertTrial(rec)) return;
         ran++;
@@ -91,8 +98,10 @@ export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> 
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    opts.signal?.removeEventListener('abort', onSignal);
   }
   const interrupted = controller.signal.aborted;
-  store.setRunStatus(env.runId, interrupted ? 'interrupted' : 'finished');
+  if (!opts.signal?.aborted)
+    store.setRunStatus(env.runId, interrupted ? 'interrupted' : 'finished');
   return { interrupted, ran, skipped: opts.plan.length - pending.length };
 }

@@ -13,6 +13,8 @@ import { PACKAGE_ROOT } from '../util/package-root.js';
 import { resolveTasks } from '../workspace/resolve-tasks.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
 import type { RunConfig } from './config.js';
+import { acquireRunLease, type LeaseHandle } from './lease.js';
+import { endLeftovers } from './leftovers.js';
 import type { RunPaths } from './paths.js';
 import { planTrials, type TrialSpec } from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
@@ -32,6 +34,28 @@ export interface SessionResult {
   run: RunRecord;
   trials: TrialRecord[];
   interrupted: boolean;
+  /** Another process took the run over while this one ran it (this one stopped). */
+  lostTo?: string;
+}
+
+/** Finishing a stored run. */
+export interface ResumeOptions {
+  run: RunRecord;
+  /** Take the run from a holder that is not provably dead (src/run/lease.ts). */
+  takeOver?: boolean;
+  /** Grade the rest of the run on tasks whose files changed since it started. */
+  allowChangedTasks?: boolean;
+}
+
+/**
+ * A run is graded on one version of each task: resuming with task files that changed since it
+ * started would mix two (an edited fail_to_pass list, say). Refused, naming the tasks.
+ */
+export function changedTasks(run: RunRecord, tasks: LoadedTask[]): string[] {
+  const stored = (run.config.task_digests ?? {}) as Record<string, string>;
+  return tasks
+    .filter((t) => stored[t.task.task_id] !== undefined && stored[t.task.task_id] !== t.digest)
+    .map((t) => t.task.task_id);
 }
 
 export function loadTasks(config: RunConfig): LoadedTask[] {
@@ -58,8 +82,9 @@ export async function runSession(
   store: Store,
   paths: RunPaths,
   hooks: SessionHooks = {},
-  resumeRun?: RunRecord,
+  resume?: ResumeOptions,
 ): Promise<SessionResult> {
+  const resumeRun = resume?.run;
   const loaded = loadTasks(config);
   const agent = hooks.agent ?? (await createAgent(config));
   // Patches of reference tasks come from their repositories (cloned on first use). Retired
@@ -74,6 +99,31 @@ export async function runSession(
     throw new UserError('EMPTY_PLAN', 'nothing to run: every selected task is retired');
   // A shard may be empty (more shards than trials): it is still recorded, so merge sees it.
   const plan = config.shard ? shardPlan(fullPlan, config.shard) : fullPlan;
+  let lease: LeaseHandle | undefined;
+  const lost = new AbortController();
+  let lostTo: string | undefined;
+  const leaseHooks = {
+    takeOver: resume?.takeOver,
+    onLost: (by: { holder: string } | undefined) => {
+      lostTo = by?.holder ?? 'another process';
+      hooks.log?.(`run taken over by ${lostTo}; stopping (trials in flight are not stored)`);
+      lost.abort();
+    },
+  };
+  if (resume) {
+    const changed = changedTasks(resume.run, tasks);
+    if (changed.length && !resume.allowChangedTasks)
+      throw new UserError(
+        'TASKS_CHANGED',
+        `task(s) ${changed.join(', ')} changed since run ${resume.run.id} started (their digests differ from the ones stored with the run); a run is graded on one version of each task: restore the task files, start a new run, or pass --allow-changed-tasks to grade the rest on the new version`,
+      );
+    if (changed.length)
+      hooks.log?.(`grading the rest of the run on the changed task(s) ${changed.join(', ')}`);
+    // Held from here on: nothing below may touch what another holder could be using.
+    lease = acquireRunLease(store, resume.run.id, leaseHooks);
+    const swept = await endLeftovers(paths, resume.run.id);
+    if (swept) hooks.log?.(swept);
+  }
   // Everything that can fail on bad input happens before the run is recorded.
   const sandbox = await selectSandbox(config.sandbox ?? 'auto', {
     protectedPaths: [
@@ -121,7 +171,10 @@ export async function runSession(
         log: hooks.log,
       });
     }
-    if (!resumeRun) store.createRun(run);
+    if (!resumeRun) {
+      store.createRun(run);
+      lease = acquireRunLease(store, run.id, leaseHooks);
+    }
     hooks.onPlan?.(run, plan.length - store.trialKeys(run.id).size);
     const result = await executePlan({
       store,
@@ -140,13 +193,16 @@ export async function runSession(
       },
       onStart: hooks.onStart,
       onProgress: hooks.onProgress,
+      signal: lost.signal,
     });
     return {
       run: store.getRun(run.id)!,
       trials: store.trials(run.id),
       interrupted: result.interrupted,
+      ...(lostTo && { lostTo }),
     };
   } finally {
+    lease?.release();
     await executor?.close?.();
     await endpoints.close();
   }

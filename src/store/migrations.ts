@@ -54,4 +54,14 @@ export const MIGRATIONS: string[] = [
   // cause instead of by message text. Older rows keep NULL and their message.
   `ALTER TABLE trials ADD COLUMN error_stage TEXT;
    ALTER TABLE trials ADD COLUMN error_code TEXT;`,
+  // 4: a run is held by one process at a time (src/run/lease.ts): who, and when it last said
+  // it was alive. A second process refuses to run it; a dead holder can be taken over.
+  `CREATE TABLE run_leases (
+     run_id TEXT PRIMARY KEY REFERENCES runs(id),
+     holder TEXT NOT NULL,
+     host TEXT NOT NULL,
+     pid INTEGER NOT NULL,
+     acquired_at TEXT NOT NULL,
+     heartbeat_at TEXT NOT NULL
+   );`,
 ];

@@ -72,6 +72,16 @@ export type TrialOutcomeRow = Pick<
   cost_usd: number | null;
 };
 
+export interface RunLease {
+  run_id: string;
+  /** Unique per process execution: host:pid:random. */
+  holder: string;
+  host: string;
+  pid: number;
+  acquired_at: string;
+  heartbeat_at: string;
+}
+
 export interface AuditRecord {
   created_at: string;
   run_id: string;
@@ -182,6 +192,50 @@ export class Store {
     const sql = `INSERT OR IGNORE INTO trials (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
     const info = this.db.transaction(() => this.db.prepare(sql).run(...values))();
     return info.changes === 1;
+  }
+
+  getLease(runId: string): RunLease | undefined {
+    return this.db.prepare('SELECT * FROM run_leases WHERE run_id = ?').get(runId) as
+      | RunLease
+      | undefined;
+  }
+
+  /**
+   * Take the run's lease when `canTake` allows it for the current holder (or there is none), in
+   * one transaction: two processes cannot both win. Returns the holder found when refused.
+   */
+  takeLease(
+    lease: RunLease,
+    canTake: (current: RunLease) => boolean,
+  ): { taken: true } | { taken: false; current: RunLease } {
+    return this.db
+      .transaction(() => {
+        const current = this.getLease(lease.run_id);
+        if (current && current.holder !== lease.holder && !canTake(current))
+          return { taken: false as const, current };
+        this.db
+          .prepare(
+            `INSERT INTO run_leases (run_id, holder, host, pid, acquired_at, heartbeat_at)
+           VALUES (@run_id, @holder, @host, @pid, @acquired_at, @heartbeat_at)
+           ON CONFLICT(run_id) DO UPDATE SET holder = @holder, host = @host, pid = @pid,
+             acquired_at = @acquired_at, heartbeat_at = @heartbeat_at`,
+          )
+          .run(lease);
+        return { taken: true as const };
+      })
+      .immediate();
+  }
+
+  /** Renew the lease; false when another process holds it now. */
+  heartbeat(runId: string, holder: string, at: string): boolean {
+    const info = this.db
+      .prepare('UPDATE run_leases SET heartbeat_at = ? WHERE run_id = ? AND holder = ?')
+      .run(at, runId, holder);
+    return info.changes === 1;
+  }
+
+  releaseLease(runId: string, holder: string): void {
+    this.db.prepare('DELETE FROM run_leases WHERE run_id = ? AND holder = ?').run(runId, holder);
   }
 
   insertAudit(a: AuditRecord): void {

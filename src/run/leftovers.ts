@@ -1,0 +1,22 @@
+// What an earlier execution of a run may have left: workspaces and scratch directories of trials
+// that were in flight when it died. They are never reused (each execution has its own, see
+// RunPaths), and are removed when the run is resumed, once this process holds the run.
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunPaths } from './paths.js';
+
+export async function endLeftovers(paths: RunPaths, runId: string): Promise<string | undefined> {
+  let dirs = 0;
+  for (const kind of ['workspaces', 'scratch']) {
+    const dir = join(paths.root, kind, runId);
+    if (!existsSync(dir)) continue;
+    for (const entry of readdirSync(dir)) {
+      if (entry.endsWith(`-${paths.execution}`)) continue;
+      rmSync(join(dir, entry), { recursive: true, force: true });
+      dirs++;
+    }
+  }
+  return dirs
+    ? `removed ${dirs} workspace/scratch director${dirs === 1 ? 'y' : 'ies'} left by an earlier execution of run ${runId}`
+    : undefined;
+}
