@@ -6,6 +6,7 @@ import { InfraError } from '../util/errors.js';
 import type { TestResult } from '../verify/types.js';
 import type { GateContext } from './context.js';
 import { fail, type GateOutcome, pass } from './types.js';
+import { suiteProblem } from './verification.js';
 
 export const FLAKINESS_RUNS = 3;
 
@@ -29,6 +30,16 @@ export async function flakinessGate(ctx: GateContext): Promise<GateOutcome> {
   } catch (e) {
     if (!(e instanceof InfraError)) throw e;
     return fail(e.message, 'fix the verification gate first: the base state cannot be set up');
+  }
+  // Runs that graded nothing (a timeout, no report) cannot be compared: identical emptiness is
+  // not stability.
+  for (const [i, r] of runs.entries()) {
+    const problem = suiteProblem(r, `in run ${i + 1} at base`);
+    if (problem)
+      return fail(
+        `cannot judge flakiness: ${problem.reason}`,
+        problem.status === 'fail' ? problem.fix : 'fix the verification gate first',
+      );
   }
   const unstable = unstableTests(runs.map((r) => r.outcomes));
   if (unstable.length === 0)

@@ -17,8 +17,8 @@ export async function reproducibleGate(ctx: GateContext): Promise<GateOutcome> {
     const derived =
       ctx.task.pr_commit && ctx.task.patch_digests ? ', patches derived and digests match' : '';
     return pass(
-      `base_commit ${ctx.task.base_commit.slice(0, 12)} provisioned from ${source.kind} ${source.location} (${install}${snap.reused ? ', cached environment' : ''}${derived})`,
-      details,
+      `base_commit ${ctx.task.base_commit.slice(0, 12)} provisioned from ${source.kind} ${source.location} (${install}${snap.reused ? ', cached environment' : ''}${derived})${snap.shallow ? `; note: ${snap.shallow}` : ''}`,
+      { ...details, ...(snap.shallow && { shallow: snap.shallow }) },
     );
   } catch (e) {
     if (e instanceof UserError)

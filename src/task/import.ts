@@ -247,7 +247,12 @@ export function importFrom(gitDir: string, location: string, o: ImportOptions): 
     pass_to_pass: [],
     install_command: guess.install_command,
     timeouts: { agent_sec: 900, verifier_sec: 300 },
-    contributor: show('%an').trim() || placeholder('the PR author'),
+    // A merge commit's author is whoever merged; the PR's author wrote its second parent.
+    contributor:
+      (parents.length > 2
+        ? git(gitDir, ['show', '-s', '--format=%an', parents[2]])
+        : show('%an')
+      ).trim() || placeholder('the PR author'),
     merged_at: new Date(show('%cI').trim()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     status: { state: 'active' },
   };

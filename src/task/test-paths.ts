@@ -15,6 +15,12 @@ const TEST_CONFIG = [
   /^karma\.conf\.[cm]?[jt]s$/,
   /^pytest\.ini$/,
   /^conftest\.py$/,
+  /^tox\.ini$/,
+  /^noxfile\.py$/,
+  /^\.coveragerc$/,
+  /^\.nycrc(\.[a-z]+)?$/,
+  /^\.c8rc(\.[a-z]+)?$/,
+  /^(jest|vitest)\.setup\.[cm]?[jt]s$/,
 ];
 
 /**
@@ -23,7 +29,7 @@ const TEST_CONFIG = [
  * - JS/TS: the name contains ".test." or ".spec." (foo.test.ts, bar.spec.mjs);
  * - Python: test_*.py, *_test.py, tests.py, conftest.py;
  * - test runner configuration: jest.config.*, vitest.config.*, .mocharc*, .taprc,
- *   karma.conf.*, pytest.ini.
+ *   karma.conf.*, pytest.ini, tox.ini, noxfile.py, coverage configs, jest/vitest setup files.
  */
 export function isTestPath(path: string): boolean {
   const parts = path.split('/');

@@ -18,6 +18,8 @@ export interface Snapshot {
   /** Tree of the workspace after install: the baseline the agent's changes are diffed against. */
   baselineTree: string;
   installRan: boolean;
+  /** Why the workspace holds base_commit without its history, when it does. */
+  shallow?: string;
 }
 
 export interface ProvisionResult {
@@ -35,24 +37,55 @@ const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0
 const slug = (repo: string) => repo.replace(/[^A-Za-z0-9._-]+/g, '_');
 const tmpName = (p: string) => `${p}.tmp-${process.pid}-${Date.now()}`;
 
-function buildSnapshot(dir: string, sourceClone: string, task: Task): void {
+/**
+ * The workspace's git holds exactly base_commit and its history: no refs, tags or objects past
+ * it. When the source lacks some old object (a mirror that leaves out large files, a repository
+ * with a damaged pack), only base_commit itself is fetched (depth 1) and the snapshot says so:
+ * the task can still run, the agent just sees no history.
+ */
+function buildSnapshot(dir: string, sourceClone: string, task: Task): { shallow?: string } {
   const ws = join(dir, 'ws');
   mkdirSync(ws, { recursive: true });
   git(ws, ['init', '--quiet', '--initial-branch=main']);
-  // Fetch exactly base_commit: only objects reachable from it cross over, no refs, no tags.
-  git(ws, [
-    'fetch',
-    '--quiet',
-    '--no-tags',
-    '--upload-pack=git -c uploadpack.allowAnySHA1InWant=true upload-pack',
-    sourceClone,
-    task.base_commit,
-  ]);
+  const fetch = (depth: string[]) =>
+    git(ws, [
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      ...depth,
+      '--upload-pack=git -c uploadpack.allowAnySHA1InWant=true upload-pack',
+      sourceClone,
+      task.base_commit,
+    ]);
+  let shallow: string | undefined;
+  try {
+    fetch([]);
+  } catch (e) {
+    const why = (e as Error).message;
+    if (!/unable to read|missing (blob|tree|commit)|did not send all necessary objects/i.test(why))
+      throw e;
+    shallow = `the source lacks objects of base_commit's history (${
+      why
+        .split('\n')
+        .find((l) => /unable to read|missing/i.test(l))
+        ?.trim() ?? why.slice(0, 200)
+    }); the workspace holds base_commit without history`;
+    try {
+      fetch(['--depth=1']);
+    } catch (e2) {
+      throw new InfraError(
+        'provision',
+        `${task.repo} at ${task.base_commit.slice(0, 12)} cannot be checked out from ${sourceClone}: the source lacks objects of base_commit itself (${(e2 as Error).message.slice(0, 300)}); use a complete clone of the repository as the mirror`,
+        'source_incomplete',
+      );
+    }
+  }
   git(ws, ['update-ref', 'refs/heads/main', task.base_commit]);
   git(ws, ['reset', '--quiet', '--hard', task.base_commit]);
   rmSync(join(ws, '.git', 'FETCH_HEAD'), { force: true });
   git(ws, ['config', 'user.name', 'nanobench-agent']);
   git(ws, ['config', 'user.email', 'agent@nanobench.invalid']);
+  return shallow ? { shallow } : {};
 }
 
 async function runInstall(dir: string, task: Task): Promise<void> {
@@ -104,13 +137,14 @@ export async function ensureSnapshot(
   const tmp = tmpName(dir);
   mkdirSync(tmp, { recursive: true });
   try {
-    buildSnapshot(tmp, sourceClone, task);
+    const history = buildSnapshot(tmp, sourceClone, task);
     await runInstall(tmp, task);
     const baselineTree = snapshotTree(join(tmp, 'ws'));
     const meta = {
       baselineTree,
       installRan: Boolean(task.install_command),
       createdAt: new Date().toISOString(),
+      ...history,
     };
     writeFileSync(join(tmp, 'meta.json'), JSON.stringify(meta, null, 2));
     try {

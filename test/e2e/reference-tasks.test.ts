@@ -316,3 +316,43 @@ describe('dataset fetch', () => {
     expect(r.stderr).toMatch(/no such dataset directory or task file/);
   });
 });
+
+describe('task import of a merge commit', () => {
+  it("takes the PR branch's author as contributor, not whoever merged it", () => {
+    const clone = join(root, 'merge-work');
+    git(root, ['clone', '-q', repoRoot, clone]);
+    git(clone, ['checkout', '-q', 'main']);
+    execFileSync(
+      'git',
+      ['merge', '-q', '--no-ff', 'origin/pr/good', '-m', 'Merge pull request #51'],
+      {
+        cwd: clone,
+        env: {
+          ...process.env,
+          GIT_CONFIG_NOSYSTEM: '1',
+          GIT_CONFIG_GLOBAL: '/dev/null',
+          GIT_AUTHOR_NAME: 'Maint Ainer',
+          GIT_AUTHOR_EMAIL: 'maint@ledger.invalid',
+          GIT_COMMITTER_NAME: 'Maint Ainer',
+          GIT_COMMITTER_EMAIL: 'maint@ledger.invalid',
+        },
+      },
+    );
+    const merge = git(clone, ['rev-parse', 'HEAD']);
+    const r = nanobench([
+      'task',
+      'import',
+      '--repo',
+      clone,
+      '--commit',
+      merge,
+      '--no-check',
+      '--reference',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const t = JSON.parse(r.stdout);
+    expect(t.contributor).toBe('Carla Rossi');
+    expect(t.base_commit).toBe(git(clone, ['rev-parse', 'HEAD^1']));
+    expect(t.test_paths).toEqual(['tests/test_rounding.py']);
+  });
+});

@@ -22,6 +22,12 @@ describe('isTestPath', () => {
     'vitest.config.mts',
     '.mocharc.yml',
     'pytest.ini',
+    // Test infrastructure found in real PRs (issue 11: tox.ini landed in a golden patch).
+    'tox.ini',
+    'noxfile.py',
+    '.coveragerc',
+    '.nycrc.json',
+    'jest.setup.ts',
   ])('%s is a test file', (p) => expect(isTestPath(p)).toBe(true));
 
   it.each([
@@ -35,6 +41,8 @@ describe('isTestPath', () => {
     'scripts/setup.mjs',
     'src/attestation.py',
     'tsconfig.json',
+    'setup.cfg',
+    'pyproject.toml',
   ])('%s is not a test file', (p) => expect(isTestPath(p)).toBe(false));
 });
 

@@ -4,6 +4,7 @@
 // options and calls process.exit, so jest never writes its report (fixtures jest29/30-no-report).
 import { describe, expect, it } from 'vitest';
 import type { GateContext } from '../../src/gates/context.js';
+import { flakinessGate } from '../../src/gates/flakiness.js';
 import { verificationGate } from '../../src/gates/verification.js';
 import type { TestSuite } from '../../src/task/schema.js';
 import {
@@ -169,5 +170,17 @@ describe('verification gate on a suite without a report', () => {
     expect(r.status === 'fail' && r.reason).toMatch(
       /^suite js reported no tests at base \(exit 1\)/,
     );
+  });
+});
+
+describe('flakiness gate on runs that graded nothing', () => {
+  it('three identical timed-out runs are not "stable": the gate fails and says why', async () => {
+    const timedOut = verification(fromFixture('jest-json/jest29-no-report'));
+    timedOut.suites[0] = { ...timedOut.suites[0], status: 'timed_out', timedOut: true };
+    const r = await flakinessGate({
+      baseRuns: async () => [timedOut, timedOut, timedOut],
+    } as unknown as GateContext);
+    expect(r.status).toBe('fail');
+    expect(r.reason).toMatch(/^cannot judge flakiness: suite js timed out in run 1 at base/);
   });
 });
