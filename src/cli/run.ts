@@ -1,13 +1,13 @@
 // `nanobench run`: plan, execute and store trials; print the results.
 import type { Command } from 'commander';
-import { isRedacted } from '../queue/connection.js';
 import { markdownSummary } from '../report/markdown.js';
 import { runView } from '../report/trial-view.js';
 import { parseQueueUrl, type RunConfig, resolveRunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
-import { runSession } from '../run/session.js';
+import { runSession, type SessionHooks } from '../run/session.js';
 import { type RunRecord, Store, type TrialRecord } from '../store/store.js';
 import { UserError } from '../util/errors.js';
+import { isRedacted } from '../util/redact-url.js';
 import { type Io, progressPrinter } from './progress.js';
 
 export const DEFAULT_DB = '.nanobench/results.sqlite';
@@ -110,6 +110,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
             onStart: (s) => progress.start(s),
             onProgress: (e) => progress.progress(e),
             log: (line) => io.stderr.write(`nanobench: ${line}\n`),
+            executorFor: queueExecutor(config),
           },
           resumeRun && {
             run: resumeRun,
@@ -158,6 +159,19 @@ export function infraOnly(trials: TrialRecord[]): string | undefined {
   const top = [...causes].sort((a, b) => b[1] - a[1]).slice(0, 3);
   const example = trials.find((t) => t.error)?.error ?? '';
   return `every trial of the run was an infrastructure error, nothing was scored (${top.map(([c, n]) => `${c} ×${n}`).join(', ')}); e.g. ${example.split('\n')[0].slice(0, 300)}`;
+}
+
+/**
+ * The queue of workers as the run's executor, when --queue is given. Loaded only then: a local
+ * run never loads bullmq or needs Redis.
+ */
+function queueExecutor(config: RunConfig): SessionHooks['executorFor'] {
+  const url = config.queue;
+  if (!url) return undefined;
+  return async (o) => {
+    const { createQueueExecutor } = await import('../queue/coordinator.js');
+    return createQueueExecutor({ url, ...o });
+  };
 }
 
 /** Options that only make sense with --resume or that say something about the run itself. */

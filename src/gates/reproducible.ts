@@ -11,8 +11,9 @@ export async function reproducibleGate(ctx: GateContext): Promise<GateOutcome> {
   try {
     await ctx.resolved();
     const snap = await ctx.snapshot();
-    const install = ctx.task.install_command
-      ? `install command "${ctx.task.install_command}" ran`
+    const cmd = ctx.task.install_command;
+    const install = cmd
+      ? `install command "${cmd.length > 80 ? `${cmd.slice(0, 77)}...` : cmd}" ran`
       : 'no install command';
     const derived =
       ctx.task.pr_commit && ctx.task.patch_digests ? ', patches derived and digests match' : '';

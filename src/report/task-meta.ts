@@ -1,48 +1,21 @@
-// Task metadata for reports (tier, languages, domain, reasoning category, token estimate,
-// merged_at). Trials do not carry it, so a run stores a small snapshot in its config when it
-// starts; reports then never depend on the dataset still being on disk. Runs recorded before the
-// snapshot existed fall back to re-reading their datasets, and say so.
+// Task metadata as reports read it: the run's own snapshot (src/run/task-meta.ts) or, for runs
+// recorded before snapshots existed, the datasets re-read from disk, saying so.
 
-import { type EvidenceStatus, evidenceStatus } from '../gates/evidence.js';
-import { runsForTier } from '../run/plan.js';
+import {
+  TASK_META_KEY,
+  type TaskMeta,
+  type TaskMetaMap,
+  taskMetaSnapshot,
+} from '../run/task-meta.js';
 import type { LoadedTask } from '../task/load.js';
 import { loadDataset } from '../task/load.js';
 
-export interface TaskMeta {
-  tier: number;
-  languages: string[];
-  domain: string;
-  reasoning_category: string;
-  token_estimate: number;
-  merged_at: string;
-  /** Runs planned per (model, mode) for this task. */
-  runs: number;
-  /** Gate evidence for the task's content when the run started (absent in older runs). */
-  evidence?: EvidenceStatus;
-}
-
-export type TaskMetaMap = Record<string, TaskMeta>;
-
-/** The key under which a run's config holds the snapshot. */
-export const TASK_META_KEY = 'task_meta';
-
-export function taskMetaSnapshot(tasks: LoadedTask[], runsOverride?: number): TaskMetaMap {
-  const out: TaskMetaMap = {};
-  for (const lt of tasks) {
-    const t = lt.task;
-    out[t.task_id] = {
-      tier: t.complexity_tier,
-      languages: t.languages,
-      domain: t.domain,
-      reasoning_category: t.reasoning_category,
-      token_estimate: t.token_estimate,
-      merged_at: t.merged_at,
-      runs: runsOverride ?? runsForTier(t.complexity_tier),
-      evidence: evidenceStatus(lt),
-    };
-  }
-  return out;
-}
+export {
+  TASK_META_KEY,
+  type TaskMeta,
+  type TaskMetaMap,
+  taskMetaSnapshot,
+} from '../run/task-meta.js';
 
 export interface ResolvedTaskMeta {
   source: 'snapshot' | 'dataset' | 'unavailable';

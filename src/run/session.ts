@@ -1,15 +1,14 @@
 // A run session: load tasks, plan, record the run, execute, and return the stored trials.
 // Both "nanobench run" and "nanobench demo" go through here.
-import { randomBytes } from 'node:crypto';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { startEndpoints } from '../provider/endpoints.js';
-import { redactUrl } from '../queue/connection.js';
-import { taskMetaSnapshot } from '../report/task-meta.js';
+import { newRunId } from '../store/run-id.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
+import { redactUrl } from '../util/redact-url.js';
 import { resolveTasks } from '../workspace/resolve-tasks.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
 import type { RunConfig } from './config.js';
@@ -19,6 +18,7 @@ import type { RunPaths } from './paths.js';
 import { planTrials, type TrialSpec } from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
+import { taskMetaSnapshot } from './task-meta.js';
 
 export interface SessionHooks {
   onPlan?: (run: RunRecord, pending: number) => void;
@@ -28,6 +28,13 @@ export interface SessionHooks {
   agent?: Agent;
   /** Diagnostics (e.g. queue trouble), for stderr. */
   log?: (line: string) => void;
+  /** Who runs the trials when not this process's local pool (a queue of workers). */
+  executorFor?: (o: {
+    runId: string;
+    config: RunConfig;
+    paths: RunPaths;
+    log?: (line: string) => void;
+  }) => Promise<TrialExecutor>;
 }
 
 export interface SessionResult {
@@ -70,11 +77,6 @@ export function loadTasks(config: RunConfig): LoadedTask[] {
     tasks = tasks.filter((t) => config.taskIds!.includes(t.task.task_id));
   }
   return tasks;
-}
-
-export function newRunId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
 export async function runSession(
@@ -159,18 +161,14 @@ export async function runSession(
       },
       plan_size: plan.length,
     };
-    if (config.queue) {
-      // Loaded only here: a local run never needs bullmq or Redis. Connecting is part of
-      // checking the input, so it happens before the run is recorded.
-      const { createQueueExecutor } = await import('../queue/coordinator.js');
-      executor = await createQueueExecutor({
-        url: config.queue,
-        runId: run.id,
-        config: run.config as unknown as RunConfig,
-        paths,
-        log: hooks.log,
-      });
-    }
+    // Connecting a remote executor (a queue) is part of checking the input, so it happens
+    // before the run is recorded.
+    executor = await hooks.executorFor?.({
+      runId: run.id,
+      config: run.config as unknown as RunConfig,
+      paths,
+      log: hooks.log,
+    });
     if (!resumeRun) {
       store.createRun(run);
       lease = acquireRunLease(store, run.id, leaseHooks);

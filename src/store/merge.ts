@@ -4,8 +4,8 @@
 // is refused unless forced, because the merged numbers would mix two experiments.
 import { cpSync, existsSync } from 'node:fs';
 import type { RunPaths } from '../run/paths.js';
-import { newRunId } from '../run/session.js';
 import { UserError } from '../util/errors.js';
+import { newRunId } from './run-id.js';
 import type { RunRecord, Store, TrialRecord } from './store.js';
 
 export interface MergeInput {

@@ -1,0 +1,42 @@
+// Task metadata for reports (tier, languages, domain, reasoning category, token estimate,
+// merged_at, gate evidence). Trials do not carry it, so a run stores a small snapshot in its
+// config when it starts; reports then never depend on the dataset still being on disk.
+import { type EvidenceStatus, evidenceStatus } from '../gates/evidence.js';
+import type { LoadedTask } from '../task/load.js';
+import { runsForTier } from './plan.js';
+
+export interface TaskMeta {
+  tier: number;
+  languages: string[];
+  domain: string;
+  reasoning_category: string;
+  token_estimate: number;
+  merged_at: string;
+  /** Runs planned per (model, mode) for this task. */
+  runs: number;
+  /** Gate evidence for the task's content when the run started (absent in older runs). */
+  evidence?: EvidenceStatus;
+}
+
+export type TaskMetaMap = Record<string, TaskMeta>;
+
+/** The key under which a run's config holds the snapshot. */
+export const TASK_META_KEY = 'task_meta';
+
+export function taskMetaSnapshot(tasks: LoadedTask[], runsOverride?: number): TaskMetaMap {
+  const out: TaskMetaMap = {};
+  for (const lt of tasks) {
+    const t = lt.task;
+    out[t.task_id] = {
+      tier: t.complexity_tier,
+      languages: t.languages,
+      domain: t.domain,
+      reasoning_category: t.reasoning_category,
+      token_estimate: t.token_estimate,
+      merged_at: t.merged_at,
+      runs: runsOverride ?? runsForTier(t.complexity_tier),
+      evidence: evidenceStatus(lt),
+    };
+  }
+  return out;
+}
