@@ -356,3 +356,31 @@ describe('task import of a merge commit', () => {
     expect(t.test_paths).toEqual(['tests/test_rounding.py']);
   });
 });
+
+describe('a git server that never answers', () => {
+  it('ends the clone within its time limit, naming the repository', async () => {
+    const { createServer } = await import('node:net');
+    const server = createServer((s) => s.on('data', () => {}));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const hung = join(root, 'hung');
+      mkdirSync(join(hung, 'tasks'), { recursive: true });
+      writeTask(
+        { ...readTask(), repo_url: `http://127.0.0.1:${port}/fixtures/ledger.git` },
+        join(hung, 'tasks', 'ledger-51.json'),
+      );
+      const t0 = Date.now();
+      const r = nanobench(['dataset', 'fetch', hung, '--cache-dir', join(root, 'cache-hung')], {
+        env: { NANOBENCH_CLONE_TIMEOUT_SEC: '3' },
+      });
+      expect(r.code).toBe(1);
+      expect(Date.now() - t0).toBeLessThan(30_000);
+      expect(r.stderr).toMatch(
+        /cannot fetch fixtures\/ledger from http:\/\/127\.0\.0\.1:\d+\/fixtures\/ledger\.git \(no answer within 3s\)/,
+      );
+    } finally {
+      server.close();
+    }
+  });
+});
