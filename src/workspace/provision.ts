@@ -64,12 +64,8 @@ function buildSnapshot(dir: string, sourceClone: string, task: Task): { shallow?
     const why = (e as Error).message;
     if (!/unable to read|missing (blob|tree|commit)|did not send all necessary objects/i.test(why))
       throw e;
-    shallow = `the source lacks objects of base_commit's history (${
-      why
-        .split('\n')
-        .find((l) => /unable to read|missing/i.test(l))
-        ?.trim() ?? why.slice(0, 200)
-    }); the workspace holds base_commit without history`;
+    const what = /unable to read [0-9a-f]+|missing (?:blob|tree|commit) [0-9a-f]+/i.exec(why)?.[0];
+    shallow = `the source lacks objects of base_commit's history (${what ?? 'git could not read them'}); the workspace holds base_commit without history`;
     try {
       fetch(['--depth=1']);
     } catch (e2) {
