@@ -14,6 +14,7 @@ import { runSession } from '../run/session.js';
 import { Store } from '../store/store.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import { type Io, progressPrinter } from './progress.js';
+import { noTrialScored } from './run.js';
 
 /** Fixed order: the reader meets the good model first. */
 const DEMO_MODELS = ['competent', 'flaky', 'hallucinator', 'wrong-files', 'context-hog'];
@@ -62,6 +63,7 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
           );
         else io.stdout.write(markdownSummary(result.run, result.trials));
         if (result.interrupted) setExit(130);
+        else if (noTrialScored(result.trials, io)) setExit(1);
       } finally {
         store.close();
       }

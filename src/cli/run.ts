@@ -61,11 +61,15 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     )
     .option('--json', 'print one JSON document with every trial on stdout')
     .action(async (datasets: string[], o) => {
-      const store = Store.open(o.db);
+      // Bad options are refused before the database is created; a resume needs the database.
+      const fresh =
+        o.resume === undefined ? resolveRunConfig(datasets, { ...o, model: o.model }) : undefined;
+      const store = Store.open(o.db, { mustExist: o.resume !== undefined });
       try {
         let config: RunConfig;
         let resumeRun: RunRecord | undefined;
-        if (o.resume !== undefined) {
+        if (fresh) config = fresh;
+        else {
           resumeRun =
             typeof o.resume === 'string'
               ? store.getRun(o.resume)
@@ -81,8 +85,6 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
                 : `${o.db}: no unfinished run to resume`,
             );
           config = resumeConfig(resumeRun, o.queue);
-        } else {
-          config = resolveRunConfig(datasets, { ...o, model: o.model });
         }
         const progress = progressPrinter(io);
         const result = await runSession(
@@ -106,11 +108,20 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
             `nanobench: interrupted; finish with: nanobench run --resume ${result.run.id} --db ${o.db}\n`,
           );
           setExit(130);
-        }
+        } else if (noTrialScored(result.trials, io)) setExit(1);
       } finally {
         store.close();
       }
     });
+}
+
+/** A run that ended with trials, none of them scored, measured nothing: a finding, exit 1. */
+export function noTrialScored(trials: { status: string }[], io: Io): boolean {
+  if (trials.length === 0 || trials.some((t) => t.status === 'scored')) return false;
+  io.stderr.write(
+    `nanobench: no trial was scored: all ${trials.length} ended in an infra error (each trial's error says why)\n`,
+  );
+  return true;
 }
 
 /** A resumed run keeps its stored configuration; --queue may name (or re-name) the queue. */

