@@ -177,6 +177,9 @@ function proxyOptions(agent: string, o: RunOptionsInput) {
   if (given && !LLM_AGENTS.includes(agent))
     throw new UserError('BAD_OPTION', `${given[1]} applies only to LLM agents (nanocoder)`);
   const file = o.providersConfig ?? DEFAULT_PROVIDERS_FILE;
+  // Named but missing: refused even when this run would not read it (a typo must not pass).
+  if (o.providersConfig !== undefined && !existsSync(file))
+    throw new UserError('BAD_OPTION', `--providers-config ${file}: no such file`);
   const providersConfig =
     o.providersConfig !== undefined || existsSync(file) ? resolve(file) : undefined;
   return {

@@ -5,6 +5,8 @@ import { UserError } from './errors.js';
 const REASONS: Record<string, string> = {
   ENOENT: 'no such directory',
   ENOTDIR: 'a parent is not a directory',
+  // From mkdir -p of the parents: one of them exists as a file.
+  EEXIST: 'a parent is not a directory',
   EISDIR: 'it is a directory',
   EACCES: 'permission denied',
   EPERM: 'permission denied',

@@ -201,11 +201,13 @@ describe('stored results: bad databases and paths are one line each', () => {
     runId = runJson(['run', task, '--agent', 'nop', '--sandbox', 'none', '--db', db]).run_id;
   });
 
-  it('report --out into a missing directory', () =>
+  it('report --out into a missing directory', () => {
+    const out = join(dir, 'no', 'such', 'r.md');
     expectUsageLine(
-      ['report', '--db', db, '--out', '/no/such/dir/r.md'],
-      /\/no\/such\/dir\/r\.md: cannot write the report \(no such directory\)/,
-    ));
+      ['report', '--db', db, '--out', out],
+      new RegExp(`${out}: cannot write the report \\(no such directory\\)`),
+    );
+  });
 
   it('read-only commands never create a database: a missing directory or file is refused', () => {
     const missingDir = join(dir, 'nowhere', 'r.sqlite');
@@ -266,6 +268,41 @@ describe('stored results: bad databases and paths are one line each', () => {
     expectUsageLine(
       ['ci', 'comment', '--run', runId, '--compare', 'latest', '--dry-run', '--db', db],
       same,
+    );
+  });
+});
+
+describe('other files the user names: one line each (same sweep)', () => {
+  const dir = tempDir();
+  const file = join(dir, 'a-file');
+  writeFileSync(file, '');
+  it('schemas --write into a missing directory', () =>
+    expectUsageLine(
+      ['schemas', '--write', join(dir, 'missing')],
+      /missing\/task\.schema\.json: cannot write the schema \(no such directory\)/,
+    ));
+  it('task new --out below a file', () =>
+    expectUsageLine(
+      ['task', 'new', 'x-1', '--out', join(file, 'x-1.json')],
+      /a-file\/x-1\.json: cannot write the task file \(a parent is not a directory\)/,
+    ));
+  it('--providers-config naming a missing file', () =>
+    expectUsageLine(
+      ['run', 'examples', '--agent', 'nanocoder', '--model', 'competent'].concat([
+        '--providers-config',
+        join(dir, 'nope.json'),
+        '--db',
+        join(dir, 'r.sqlite'),
+      ]),
+      /--providers-config .*nope\.json: no such file/,
+    ));
+  it('a task timeout past what a timer can hold (the agent was killed at once)', () => {
+    const task = JSON.parse(readFileSync(join(EXAMPLES, 'tasks', 'textkit-001.json'), 'utf8'));
+    task.timeouts = { agent_sec: 1e7, verifier_sec: 300 };
+    writeFileSync(join(dir, 'long.json'), JSON.stringify(task));
+    expectUsageLine(
+      ['run', join(dir, 'long.json'), '--agent', 'nop', '--db', join(dir, 'r.sqlite')],
+      /long\.json: field "timeouts\.agent_sec": Number must be less than or equal to 86400/,
     );
   });
 });
