@@ -16,7 +16,7 @@ Exit codes:
   0  compared (with --fail-on-regression: no verdict is "regression")
   1  --fail-on-regression and at least one verdict (a model/mode or overall) is "regression";
      a difference inside the noise never fails
-  2  usage error (unknown run or database, bad option)
+  2  usage error (unknown run or database, bad option, the same run twice)
 
 BASE and CANDIDATE are run ids in --db, "latest", or DB:RUNID to take a run from another
 database (e.g. main.sqlite:latest pr.sqlite:latest).`;
