@@ -28,6 +28,9 @@ export async function main(
   const program = new Command('nanobench')
     .description('Evaluate the Nanocoder coding agent on real tasks from merged pull requests.')
     .version(NANOBENCH_VERSION)
+    // Program options only before the command: `dataset manifest --version 1.2.0` is the
+    // command's own option, not a request for NanoBench's version.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   registerRun(program, io, (c) => {

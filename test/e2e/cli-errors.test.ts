@@ -1,5 +1,5 @@
 // A user's mistake gets one clear line on stderr, a non-zero exit and no stack trace.
-import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
@@ -152,6 +152,13 @@ describe('exit codes: usage errors exit 2 on every command', () => {
     const r = nanobench(['--version']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+  it("a command's own --version option is still the command's", () => {
+    const dir = tempDir();
+    cpSync(join(EXAMPLES, 'tasks'), join(dir, 'tasks'), { recursive: true });
+    const r = nanobench(['dataset', 'manifest', dir, '--version', '9.9.9', '--check', '--json']);
+    expect(r.code, r.stderr).toBe(1); // no dataset.json yet: out of date
+    expect(JSON.parse(r.stdout).version).toBe('9.9.9');
   });
 });
 
