@@ -16,7 +16,11 @@ function loadSide(ref: string, defaultDb: string): CommentSide {
   const store = Store.open(db, { mustExist: true });
   try {
     const run = id === 'latest' ? store.latestRun() : store.getRun(id);
-    if (!run) throw new UserError('NO_RUN', `${db}: no run "${id}"`);
+    if (!run)
+      throw new UserError(
+        'NO_RUN',
+        id === 'latest' ? `${db}: no runs stored yet` : `${db}: no run "${id}"`,
+      );
     return { run, trials: store.trials(run.id) };
   } finally {
     store.close();
