@@ -1,9 +1,18 @@
 // `command:<shell>`: runs a shell command in the workspace. Used for scripted agents in tests
-// and for wrapping other agents. The task travels in NANOBENCH_* variables.
+// and for wrapping other agents. The task travels in NANOBENCH_* variables; the prompt in a file
+// (NANOBENCH_PROMPT_FILE) and on stdin, and in NANOBENCH_PROMPT too when it is short.
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { runProcessGroup } from './process-group.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
+
+/**
+ * NANOBENCH_PROMPT is set only for prompts up to this many bytes (UTF-8). Linux refuses to start a
+ * process with one environment string over 128 KiB (MAX_ARG_STRLEN: spawn E2BIG), and all of
+ * them together share the argument space with the command line.
+ */
+export const MAX_ENV_PROMPT_BYTES = 32 * 1024;
 
 export function commandAgent(command: string, baseDir = process.cwd()): Agent {
   // A leading relative script path is resolved against where the user ran nanobench,
@@ -15,6 +24,22 @@ export function commandAgent(command: string, baseDir = process.cwd()): Agent {
   return {
     name: `command:${command}`,
     async run(ctx: AgentContext): Promise<AgentResult> {
+      // In the trial's scratch directory: outside the workspace (not part of the diff), and
+      // visible read-write inside the sandbox at the same path.
+      const promptFile = join(ctx.scratchDir, 'prompt.md');
+      await writeFile(promptFile, ctx.prompt);
+      const env: Record<string, string> = {
+        ...(process.env as Record<string, string>),
+        ...ctx.env,
+        HOME: `${ctx.scratchDir}/home`,
+        NANOBENCH_TASK_ID: ctx.task.task_id,
+        NANOBENCH_MODE: ctx.mode,
+        NANOBENCH_ATTEMPT: String(ctx.attempt),
+        NANOBENCH_PROMPT_FILE: promptFile,
+        NANOBENCH_PROMPT: ctx.prompt,
+      };
+      // A long prompt is left out rather than cut: an agent must not work from half the task.
+      if (Buffer.byteLength(ctx.prompt) > MAX_ENV_PROMPT_BYTES) delete env.NANOBENCH_PROMPT;
       const sh = ctx.sandbox?.wrap('/bin/sh', ['-c', resolved], readOnly) ?? {
         command: '/bin/sh',
         args: ['-c', resolved],
@@ -26,15 +51,8 @@ export function commandAgent(command: string, baseDir = process.cwd()): Agent {
         signal: ctx.signal,
         killGraceMs: 2000,
         tag: ctx.sandbox?.tag,
-        env: {
-          ...(process.env as Record<string, string>),
-          ...ctx.env,
-          HOME: `${ctx.scratchDir}/home`,
-          NANOBENCH_TASK_ID: ctx.task.task_id,
-          NANOBENCH_MODE: ctx.mode,
-          NANOBENCH_ATTEMPT: String(ctx.attempt),
-          NANOBENCH_PROMPT: ctx.prompt,
-        },
+        env,
+        stdin: ctx.prompt,
       });
       return {
         exitCode: r.exitCode,

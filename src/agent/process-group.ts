@@ -23,6 +23,8 @@ export interface GroupRunOptions {
   stderrFile?: string;
   /** TAG_VAR value (default: a fresh one); the trial passes its own to sweep stragglers later. */
   tag?: string;
+  /** Written to the process's stdin, which is then closed (default: stdin is /dev/null). */
+  stdin?: string;
 }
 
 export const TAG_VAR = 'NANOBENCH_PROCESS_TAG';
@@ -177,15 +179,21 @@ export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResul
     return finish({ exitCode: null, signal: null, timedOut: false, aborted: true });
 
   const tag = o.tag ?? randomUUID();
-  // stdin is /dev/null: the agent must never wait for a human.
+  // stdin is /dev/null, or a given text and then end of file: the agent must never wait for a
+  // human.
   const child = spawn(o.command, o.args, {
     cwd: o.cwd,
     env: { ...o.env, [TAG_VAR]: tag },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [o.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     detached: true,
   });
-  child.stdout.on('data', (c: Buffer) => out.add(c));
-  child.stderr.on('data', (c: Buffer) => err.add(c));
+  if (child.stdin) {
+    // An agent that exits without reading it all closes the pipe: EPIPE is not our error.
+    child.stdin.on('error', () => {});
+    child.stdin.end(o.stdin);
+  }
+  child.stdout?.on('data', (c: Buffer) => out.add(c));
+  child.stderr?.on('data', (c: Buffer) => err.add(c));
 
   let timedOut = false;
   let aborted = false;

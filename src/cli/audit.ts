@@ -1,5 +1,5 @@
 // `nanobench audit export|score`: the human audit of Level-4 labels (whitepaper §9.2).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { AuditKey } from '../audit/export.js';
 import { exportAudit } from '../audit/export.js';
@@ -7,6 +7,7 @@ import { AUDIT_AGREEMENT_REQUIRED } from '../audit/policy.js';
 import { reviewerLabels, scoreAudit } from '../audit/score.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
+import { writeUserFile } from '../util/write.js';
 import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
@@ -39,11 +40,11 @@ export function registerAudit(program: Command, io: Io): void {
       if (!Number.isInteger(n) || n < 1)
         throw new UserError('BAD_OPTION', `--sample must be a positive integer, got "${o.sample}"`);
       const keyFile = o.key ?? `${o.out.replace(/\.json$/, '')}.key.json`;
-      const store = Store.open(o.db);
+      const store = Store.open(o.db, { mustExist: true });
       try {
         const { doc, key } = exportAudit(store, o.db, o.run, { sample: n, seed: o.seed });
-        writeFileSync(o.out, `${JSON.stringify(doc, null, 2)}\n`);
-        writeFileSync(keyFile, `${JSON.stringify(key, null, 2)}\n`, { mode: 0o600 });
+        writeUserFile(o.out, `${JSON.stringify(doc, null, 2)}\n`, 'blinded items');
+        writeUserFile(keyFile, `${JSON.stringify(key, null, 2)}\n`, 'key file', 0o600);
         io.stderr.write(
           `nanobench: wrote ${doc.items.length} blinded item(s) to ${o.out} (give this to the reviewer)\nnanobench: wrote the key to ${keyFile}: keep it private, it un-blinds the items\n`,
         );
@@ -73,7 +74,7 @@ export function registerAudit(program: Command, io: Io): void {
       const reviewer =
         o.reviewer ?? (typeof reviewed?.reviewer === 'string' ? reviewed.reviewer : 'unknown');
       const result = scoreAudit(key, reviewerLabels(reviewed, o.labels), reviewer);
-      const store = Store.open(o.db);
+      const store = Store.open(o.db, { mustExist: true });
       try {
         store.insertAudit({
           created_at: new Date().toISOString(),

@@ -5,6 +5,7 @@ import { COMMENT_MARKER, type CommentSide, commentBody } from '../ci/comment.js'
 import { upsertComment } from '../ci/github.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
+import { sameRun } from './compare.js';
 import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
@@ -12,10 +13,14 @@ import { DEFAULT_DB } from './run.js';
 function loadSide(ref: string, defaultDb: string): CommentSide {
   const i = ref.lastIndexOf(':');
   const [db, id] = i > 0 ? [ref.slice(0, i), ref.slice(i + 1)] : [defaultDb, ref];
-  const store = Store.open(db);
+  const store = Store.open(db, { mustExist: true });
   try {
     const run = id === 'latest' ? store.latestRun() : store.getRun(id);
-    if (!run) throw new UserError('NO_RUN', `${db}: no run "${id}"`);
+    if (!run)
+      throw new UserError(
+        'NO_RUN',
+        id === 'latest' ? `${db}: no runs stored yet` : `${db}: no run "${id}"`,
+      );
     return { run, trials: store.trials(run.id) };
   } finally {
     store.close();
@@ -35,10 +40,10 @@ export function registerCi(program: Command, io: Io): void {
     .option('--api-url <url>', 'GitHub API base URL (default: $GITHUB_API_URL or api.github.com)')
     .option('--dry-run', 'print the comment on stdout; post nothing')
     .action(async (o) => {
-      const body = commentBody(
-        loadSide(o.run, o.db),
-        o.compare ? loadSide(o.compare, o.db) : undefined,
-      );
+      const head = loadSide(o.run, o.db);
+      const base = o.compare ? loadSide(o.compare, o.db) : undefined;
+      if (base && base.run.id === head.run.id) throw sameRun(head.run.id, o.compare, o.run, o.db);
+      const body = commentBody(head, base);
       if (o.dryRun) {
         io.stdout.write(body);
         return;

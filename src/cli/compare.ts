@@ -1,5 +1,6 @@
 // `nanobench compare BASE CANDIDATE`: did the candidate run get better or worse than the base,
 // per provider/model/mode and overall, beyond noise? Each side is a run id in --db, or DB:RUNID.
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { applyAudit } from '../audit/policy.js';
 import { compareMarkdown } from '../report/compare-markdown.js';
@@ -15,7 +16,7 @@ Exit codes:
   0  compared (with --fail-on-regression: no verdict is "regression")
   1  --fail-on-regression and at least one verdict (a model/mode or overall) is "regression";
      a difference inside the noise never fails
-  2  usage error (unknown run or database, bad option)
+  2  usage error (unknown run or database, bad option, the same run twice)
 
 BASE and CANDIDATE are run ids in --db, "latest", or DB:RUNID to take a run from another
 database (e.g. main.sqlite:latest pr.sqlite:latest).`;
@@ -30,7 +31,7 @@ export function parseRunRef(ref: string, defaultDb: string): { db: string; id: s
 
 function loadSide(ref: string, defaultDb: string): RunSide {
   const { db, id } = parseRunRef(ref, defaultDb);
-  const store = Store.open(db);
+  const store = Store.open(db, { mustExist: true });
   try {
     const run = id === 'latest' ? store.latestRun() : store.getRun(id);
     if (!run)
@@ -51,6 +52,21 @@ function loadSide(ref: string, defaultDb: string): RunSide {
   }
 }
 
+/** Comparing a run with itself (or with its copy in another database) finds nothing, silently. */
+export function sameRun(
+  id: string,
+  baseRef: string,
+  candRef: string,
+  defaultDb: string,
+): UserError {
+  const [a, b] = [parseRunRef(baseRef, defaultDb).db, parseRunRef(candRef, defaultDb).db];
+  const where = resolve(a) === resolve(b) ? `in ${a}` : `in ${a} and in ${b}`;
+  return new UserError(
+    'SAME_RUN',
+    `base and candidate are the same run (${id} ${where}): name two different runs`,
+  );
+}
+
 export function registerCompare(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('compare')
@@ -66,7 +82,10 @@ export function registerCompare(program: Command, io: Io, setExit: (code: number
       const format = o.json ? 'json' : o.format;
       if (format !== 'md' && format !== 'json')
         throw new UserError('BAD_OPTION', `--format must be md or json, got "${format}"`);
-      const c = compareRuns(loadSide(baseRef, o.db), loadSide(candRef, o.db));
+      const base = loadSide(baseRef, o.db);
+      const candidate = loadSide(candRef, o.db);
+      if (base.id === candidate.id) throw sameRun(base.id, baseRef, candRef, o.db);
+      const c = compareRuns(base, candidate);
       io.stdout.write(format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : compareMarkdown(c));
       for (const w of c.warnings) io.stderr.write(`nanobench: warning: ${w}\n`);
       if (o.failOnRegression && c.regressions > 0) setExit(1);

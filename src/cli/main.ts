@@ -5,6 +5,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
+import { NANOBENCH_VERSION } from '../util/version.js';
 import { registerAudit } from './audit.js';
 import { registerCi } from './ci.js';
 import { registerCompare } from './compare.js';
@@ -26,9 +27,12 @@ export async function main(
   let exitCode = 0;
   const program = new Command('nanobench')
     .description('Evaluate the Nanocoder coding agent on real tasks from merged pull requests.')
+    .version(NANOBENCH_VERSION)
+    // Program options only before the command: `dataset manifest --version 1.2.0` is the
+    // command's own option, not a request for NanoBench's version.
+    .enablePositionalOptions()
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    .showHelpAfterError();
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   registerRun(program, io, (c) => {
     exitCode = c;
   });
@@ -51,17 +55,34 @@ export async function main(
   registerWorker(program, io);
   registerMerge(program, io);
   registerCi(program, io);
+  oneLineErrors(program, 'nanobench');
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode;
+    // --help and --version exit 0; every other parse error (unknown option or command, missing
+    // argument, no command at all) is a usage error: 2, like a UserError. 1 means a finding.
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     if (e instanceof UserError || e instanceof InfraError) {
       io.stderr.write(`nanobench: ${e.message}\n`);
       return e instanceof UserError ? 2 : 1;
     }
     throw e;
   }
+}
+
+/** Commander's parse errors as one line, pointing at the command's --help (set on every command). */
+function oneLineErrors(cmd: Command, name: string): void {
+  cmd.configureOutput({
+    outputError: (s, write) =>
+      write(
+        `nanobench: ${s
+          .trim()
+          .replace(/^error: /, '')
+          .replace(/\s*\n\s*/g, ' ')}; see "${name} --help"\n`,
+      ),
+  });
+  for (const sub of cmd.commands) oneLineErrors(sub, `${name} ${sub.name()}`);
 }
 
 // Compare real paths: through npm's bin symlink (npx, npm i -g) argv[1] is the link, not main.js.

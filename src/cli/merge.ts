@@ -1,5 +1,4 @@
 // `nanobench merge OUT DB...`: combine the runs of shard machines into one run in OUT.
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RunPaths } from '../run/paths.js';
@@ -12,8 +11,7 @@ import type { Io } from './progress.js';
 function readInputs(dbs: string[], runIds: string[] | undefined): MergeInput[] {
   const inputs: MergeInput[] = [];
   for (const db of dbs) {
-    if (!existsSync(db)) throw new UserError('STORE_NOT_FOUND', `${db}: no such results database`);
-    const store = Store.open(db);
+    const store = Store.open(db, { mustExist: true });
     try {
       const runs = runIds
         ? store.listRuns().filter((r) => runIds.includes(r.id))

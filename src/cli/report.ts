@@ -1,5 +1,4 @@
 // `nanobench report`: the report of a stored run as markdown (default), HTML or JSON.
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AUDIT_AGREEMENT_REQUIRED, applyAudit } from '../audit/policy.js';
 import { defaultReportInputs } from '../report/inputs.js';
@@ -8,6 +7,7 @@ import { buildReport } from '../report/model.js';
 import { runView } from '../report/trial-view.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
+import { writeUserFile } from '../util/write.js';
 import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
@@ -36,7 +36,7 @@ export function registerReport(program: Command, io: Io): void {
       const format = o.json ? 'json' : o.format;
       if (!FORMATS.includes(format))
         throw new UserError('BAD_OPTION', `--format must be md, html or json, got "${format}"`);
-      const store = Store.open(o.db);
+      const store = Store.open(o.db, { mustExist: true });
       let text: string;
       try {
         const run = runId ? store.getRun(runId) : store.latestRun();
@@ -66,7 +66,7 @@ export function registerReport(program: Command, io: Io): void {
         store.close();
       }
       if (o.out) {
-        writeFileSync(o.out, text);
+        writeUserFile(o.out, text, 'report');
         io.stderr.write(`nanobench: wrote ${o.out}\n`);
       } else io.stdout.write(text);
     });

@@ -77,11 +77,15 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
               'BAD_OPTION',
               `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --resume`,
             );
-      const store = Store.open(o.db);
+      // Bad options are refused before the database is created; a resume needs the database.
+      const fresh =
+        o.resume === undefined ? resolveRunConfig(datasets, { ...o, model: o.model }) : undefined;
+      const store = Store.open(o.db, { mustExist: o.resume !== undefined });
       try {
         let config: RunConfig;
         let resumeRun: RunRecord | undefined;
-        if (o.resume !== undefined) {
+        if (fresh) config = fresh;
+        else {
           resumeRun =
             typeof o.resume === 'string'
               ? store.getRun(o.resume)
@@ -97,8 +101,6 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
                 : `${o.db}: no unfinished run to resume`,
             );
           config = resumeConfig(resumeRun, o.queue);
-        } else {
-          config = resolveRunConfig(datasets, { ...o, model: o.model });
         }
         const progress = progressPrinter(io);
         const result = await runSession(

@@ -1,8 +1,8 @@
 // `nanobench schemas`: print or write the JSON Schemas generated from the code.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { generatedSchemas } from '../task/json-schema.js';
+import { writeUserFile } from '../util/write.js';
 import type { Io } from './progress.js';
 
 export function registerSchemas(program: Command, io: Io): void {
@@ -15,7 +15,7 @@ export function registerSchemas(program: Command, io: Io): void {
         const text = `${JSON.stringify(schema, null, 2)}\n`;
         if (o.write) {
           const path = join(typeof o.write === 'string' ? o.write : 'schemas', file);
-          writeFileSync(path, text);
+          writeUserFile(path, text, 'schema');
           io.stderr.write(`wrote ${path}\n`);
         } else io.stdout.write(text);
       }

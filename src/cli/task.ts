@@ -1,5 +1,5 @@
 // `nanobench task import|new|retire|dispute`: curating the tasks of a dataset.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { checkImport } from '../gates/import-check.js';
@@ -7,14 +7,19 @@ import { findTaskFile, openDispute, resolveDispute, retireTask } from '../task/g
 import { type ImportResult, importFrom, openRepo, scaffoldTask } from '../task/import.js';
 import { findPlaceholders } from '../task/placeholders.js';
 import { UserError } from '../util/errors.js';
+import { writeFailure, writeUserFile } from '../util/write.js';
 import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
 function writeNew(file: string, raw: Record<string, unknown>, force: boolean): void {
   if (existsSync(file) && !force)
     throw new UserError('EXISTS', `${file} already exists (add --force to overwrite it)`);
-  mkdirSync(dirname(resolve(file)), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(raw, null, 2)}\n`);
+  try {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+  } catch (e) {
+    throw new UserError('CANNOT_WRITE', `${file}: cannot write the task file (${writeFailure(e)})`);
+  }
+  writeUserFile(file, `${JSON.stringify(raw, null, 2)}\n`, 'task file');
 }
 
 function todoList(raw: Record<string, unknown>): string {

@@ -2,16 +2,11 @@
 // SIGINT/SIGTERM: finish the trials in flight, take no more. A second signal: abort them (they
 // go back to the queue for another worker).
 import type { Command } from 'commander';
-import { parseQueueUrl } from '../run/config.js';
-import { UserError } from '../util/errors.js';
+import { intOption, MAX_CONCURRENCY, parseQueueUrl } from '../run/config.js';
 import type { Io } from './progress.js';
 
-function positive(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UserError('BAD_OPTION', `${flag} must be a positive integer, got "${value}"`);
-  return n;
-}
+/** A job lock past this would not fit a timer (Node caps them at 2^31-1 ms and fires at once). */
+const MAX_LOCK_MS = 24 * 3600 * 1000;
 
 export function registerWorker(program: Command, io: Io): void {
   program
@@ -28,8 +23,9 @@ export function registerWorker(program: Command, io: Io): void {
     )
     .action(async (o) => {
       const url = parseQueueUrl(o.queue);
-      const concurrency = positive(o.concurrency, '--concurrency');
-      const lockMs = positive(o.lockMs, '--lock-ms');
+      const concurrency = intOption(o.concurrency, '--concurrency', 1, MAX_CONCURRENCY);
+      // Locks are renewed every lockMs/2: below a second that is all the worker would do.
+      const lockMs = intOption(o.lockMs, '--lock-ms', 1000, MAX_LOCK_MS);
       // bullmq is loaded only by the commands that use a queue.
       const { startWorker } = await import('../queue/worker.js');
       const log = (line: string) => io.stderr.write(`nanobench worker: ${line}\n`);

@@ -72,12 +72,26 @@ export interface RunOptionsInput {
   integrity?: string;
 }
 
-function positiveInt(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
+/** Runs per task at most: more is a typo (1e9 planned trials exhaust memory before any runs). */
+export const MAX_RUNS = 1000;
+/** Trials at once, at most (in one process, or per worker). */
+export const MAX_CONCURRENCY = 256;
+
+/** An integer option from `min` to `max`; unbounded options still stop at a safe integer. */
+export function intOption(value: string, flag: string, min = 1, max?: number): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UserError('BAD_OPTION', `${flag} must be a positive integer, got "${value}"`);
+  if (!Number.isSafeInteger(n) || n < min || (max !== undefined && n > max))
+    throw new UserError(
+      'BAD_OPTION',
+      max === undefined
+        ? `${flag} must be a positive integer, got "${value}"`
+        : `${flag} must be an integer from ${min} to ${max}, got "${value}"`,
+    );
   return n;
+}
+
+function positiveInt(value: string | undefined, flag: string, max?: number): number | undefined {
+  return value === undefined ? undefined : intOption(value, flag, 1, max);
 }
 
 export function parseModes(mode: string | undefined): Mode[] {
@@ -116,7 +130,8 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
   let models: ModelRef[];
   if (LLM_AGENTS.includes(agent)) {
     const provider = o.provider ?? 'scripted';
-    const names = (o.model ?? []).flatMap((m) => m.split(',')).filter(Boolean);
+    // A model named twice would plan the same trials twice (one of each pair silently dropped).
+    const names = [...new Set((o.model ?? []).flatMap((m) => m.split(',')).filter(Boolean))];
     if (names.length === 0)
       throw new UserError('NO_MODEL', `--agent ${agent} needs --model NAME (one or more)`);
     models = names.map((model) => ({ provider, model }));
@@ -133,8 +148,8 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     agent,
     models,
     modes: parseModes(o.mode),
-    runs: positiveInt(o.runs, '--runs'),
-    concurrency: positiveInt(o.concurrency, '--concurrency') ?? 1,
+    runs: positiveInt(o.runs, '--runs', MAX_RUNS),
+    concurrency: positiveInt(o.concurrency, '--concurrency', MAX_CONCURRENCY) ?? 1,
     mirror: o.mirror ? resolve(o.mirror) : undefined,
     keepWorkspaces: Boolean(o.keepWorkspaces),
     taskIds: o.task?.flatMap((t) => t.split(',')).filter(Boolean),
@@ -162,6 +177,9 @@ function proxyOptions(agent: string, o: RunOptionsInput) {
   if (given && !LLM_AGENTS.includes(agent))
     throw new UserError('BAD_OPTION', `${given[1]} applies only to LLM agents (nanocoder)`);
   const file = o.providersConfig ?? DEFAULT_PROVIDERS_FILE;
+  // Named but missing: refused even when this run would not read it (a typo must not pass).
+  if (o.providersConfig !== undefined && !existsSync(file))
+    throw new UserError('BAD_OPTION', `--providers-config ${file}: no such file`);
   const providersConfig =
     o.providersConfig !== undefined || existsSync(file) ? resolve(file) : undefined;
   return {

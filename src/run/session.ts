@@ -1,5 +1,6 @@
 // A run session: load tasks, plan, record the run, execute, and return the stored trials.
 // Both "nanobench run" and "nanobench demo" go through here.
+import { realpathSync } from 'node:fs';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { startEndpoints } from '../provider/endpoints.js';
@@ -15,7 +16,7 @@ import type { RunConfig } from './config.js';
 import { acquireRunLease, type LeaseHandle } from './lease.js';
 import { endLeftovers } from './leftovers.js';
 import type { RunPaths } from './paths.js';
-import { planTrials, type TrialSpec } from './plan.js';
+import { planTrials, runsForTier, type TrialSpec } from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
 import { taskMetaSnapshot } from './task-meta.js';
@@ -65,8 +66,24 @@ export function changedTasks(run: RunRecord, tasks: LoadedTask[]): string[] {
     .map((t) => t.task.task_id);
 }
 
-export function loadTasks(config: RunConfig): LoadedTask[] {
-  let tasks = config.datasets.flatMap((d) => loadDataset(d));
+/**
+ * The tasks of the run's datasets. A task file named twice (`run examples examples/tasks/x.json`)
+ * runs once, with a note; two different files with one task_id are refused: one would be lost.
+ */
+export function loadTasks(config: RunConfig, log?: (line: string) => void): LoadedTask[] {
+  const byId = new Map<string, LoadedTask>();
+  for (const t of config.datasets.flatMap((d) => loadDataset(d))) {
+    const prev = byId.get(t.task.task_id);
+    if (!prev) byId.set(t.task.task_id, t);
+    else if (realpathSync(prev.file) === realpathSync(t.file))
+      log?.(`${t.file}: named twice; its task ${t.task.task_id} runs once`);
+    else
+      throw new UserError(
+        'DUPLICATE_TASK',
+        `task_id "${t.task.task_id}" is used by two files: ${prev.file} and ${t.file}; run one of them, or give one another task_id`,
+      );
+  }
+  let tasks = [...byId.values()];
   if (config.taskIds?.length) {
     const unknown = config.taskIds.filter((id) => !tasks.some((t) => t.task.task_id === id));
     if (unknown.length)
@@ -79,6 +96,26 @@ export function loadTasks(config: RunConfig): LoadedTask[] {
   return tasks;
 }
 
+/** The most trials one run may plan; a plan past it is refused before anything runs. */
+export const MAX_PLAN_TRIALS = 100_000;
+
+const count = (n: number, what: string) =>
+  `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
+
+/** Sized before planning: a plan of 1e9 trials would exhaust memory while being built. */
+export function checkPlanSize(loaded: LoadedTask[], config: RunConfig): void {
+  const active = loaded.filter((t) => t.task.status.state === 'active');
+  const cells = config.models.length * config.modes.length;
+  const runs = active.reduce((n, t) => n + (config.runs ?? runsForTier(t.task.complexity_tier)), 0);
+  const trials = runs * cells;
+  if (trials <= MAX_PLAN_TRIALS) return;
+  const perTask = config.runs !== undefined ? count(config.runs, 'run') : 'runs by tier';
+  throw new UserError(
+    'PLAN_TOO_BIG',
+    `the plan would have ${count(trials, 'trial')} (${count(active.length, 'task')} × ${count(config.models.length, 'model')} × ${count(config.modes.length, 'mode')} × ${perTask}); at most ${MAX_PLAN_TRIALS.toLocaleString('en-US')} in one run: select fewer tasks (--task), models, modes or --runs`,
+  );
+}
+
 export async function runSession(
   config: RunConfig,
   store: Store,
@@ -87,7 +124,8 @@ export async function runSession(
   resume?: ResumeOptions,
 ): Promise<SessionResult> {
   const resumeRun = resume?.run;
-  const loaded = loadTasks(config);
+  const loaded = loadTasks(config, hooks.log);
+  checkPlanSize(loaded, config);
   const agent = hooks.agent ?? (await createAgent(config));
   // Patches of reference tasks come from their repositories (cloned on first use). Retired
   // tasks are never planned, so their repositories are not needed.

@@ -1,6 +1,6 @@
 // The results store: one SQLite file in WAL mode. Each finished trial is one transaction, so a
 // crash loses at most the trials still in flight; artifacts live as files next to the database.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { UserError } from '../util/errors.js';
@@ -92,38 +92,76 @@ export interface AuditRecord {
   details: Record<string, unknown>;
 }
 
+export interface OpenOptions {
+  /**
+   * Open an existing NanoBench database or refuse: never create one (read-only commands such as
+   * report, compare, audit export, ci comment, merge inputs, run --resume).
+   */
+  mustExist?: boolean;
+}
+
+/** A SQLite error that means the file itself is bad, as one line naming the file; else undefined. */
+export function badDatabase(path: string, e: unknown): UserError | undefined {
+  const code = (e as { code?: unknown })?.code;
+  if (!(e instanceof Database.SqliteError) || typeof code !== 'string') return undefined;
+  if (code === 'SQLITE_NOTADB')
+    return new UserError('STORE_NOT_SQLITE', `${path}: not a SQLite database (check --db)`);
+  if (code.startsWith('SQLITE_CORRUPT'))
+    return new UserError(
+      'STORE_CORRUPT',
+      `${path}: the results database is corrupt (${e.message}); restore it from a copy, or start a new one with another --db`,
+    );
+  return undefined;
+}
+
 export class Store {
-  private constructor(private readonly db: Database.Database) {}
+  private constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+  ) {}
   private trialColumns?: string[];
 
-  static open(path: string): Store {
-    mkdirSync(dirname(path), { recursive: true });
-    let db: Database.Database;
+  static open(path: string, opts: OpenOptions = {}): Store {
+    if (!opts.mustExist) mkdirSync(dirname(path), { recursive: true });
+    else if (!existsSync(path))
+      throw new UserError('STORE_NOT_FOUND', `${path}: no such results database (check --db)`);
+    let db: Database.Database | undefined;
     try {
-      db = new Database(path);
+      db = new Database(path, { fileMustExist: Boolean(opts.mustExist) });
+      // Before anything writes: an empty file or another program's SQLite database is left as is.
+      if (opts.mustExist && db.pragma('user_version', { simple: true }) === 0)
+        throw new UserError(
+          'STORE_NOT_NANOBENCH',
+          `${path}: not a NanoBench results database (no runs were ever stored in it; check --db)`,
+        );
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');
       db.pragma('foreign_keys = ON');
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version > MIGRATIONS.length)
+        throw new UserError(
+          'STORE_VERSION',
+          `${path}: written by a newer NanoBench (schema ${version}); upgrade NanoBench`,
+        );
+      for (let v = version; v < MIGRATIONS.length; v++) {
+        db.transaction(() => {
+          db!.exec(MIGRATIONS[v]);
+          db!.pragma(`user_version = ${v + 1}`);
+        })();
+      }
     } catch (e) {
-      throw new UserError(
-        'STORE_OPEN',
-        `${path}: cannot open the results database (${(e as Error).message})`,
+      db?.close();
+      if (e instanceof UserError) throw e;
+      throw (
+        badDatabase(path, e) ??
+        new UserError(
+          'STORE_OPEN',
+          `${path}: cannot open the results database (${(e as Error).message})`,
+        )
       );
     }
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > MIGRATIONS.length)
-      throw new UserError(
-        'STORE_VERSION',
-        `${path}: written by a newer NanoBench (schema ${version}); upgrade NanoBench`,
-      );
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      db.transaction(() => {
-        db.exec(MIGRATIONS[v]);
-        db.pragma(`user_version = ${v + 1}`);
-      })();
-    }
-    return new Store(db);
+    return new Store(db, path);
   }
 
   close(): void {
@@ -307,4 +345,20 @@ export class Store {
     for (const r of rows) r.flags = parseJson(r.flags as string);
     return rows as TrialOutcomeRow[];
   }
+}
+
+// Every method that queries: a corrupt page is often found only when a query reads it (the
+// header and schema were fine at open), and must still be one line naming the file.
+for (const name of Object.getOwnPropertyNames(Store.prototype)) {
+  const method = Object.getOwnPropertyDescriptor(Store.prototype, name)?.value;
+  if (name === 'constructor' || typeof method !== 'function') continue;
+  Object.defineProperty(Store.prototype, name, {
+    value(this: Store, ...args: unknown[]) {
+      try {
+        return method.apply(this, args);
+      } catch (e) {
+        throw badDatabase(this.path, e) ?? e;
+      }
+    },
+  });
 }

@@ -14,6 +14,9 @@ export const RESULT_FORMATS = [
 ] as const;
 export type ResultFormat = (typeof RESULT_FORMATS)[number];
 
+/** Longest agent or verifier timeout, in seconds (a day). */
+export const MAX_TIMEOUT_SEC = 86_400;
+
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a full 40-character lowercase git commit SHA');
 const patchDigest = z
   .string()
@@ -132,8 +135,9 @@ export const TaskSchema = z
     install_command: z.string().nullable().default(null),
     timeouts: z
       .object({
-        agent_sec: z.number().positive().default(900),
-        verifier_sec: z.number().positive().default(300),
+        // At most a day: longer does not fit a timer (Node fires one over 2^31-1 ms at once).
+        agent_sec: z.number().positive().max(MAX_TIMEOUT_SEC).default(900),
+        verifier_sec: z.number().positive().max(MAX_TIMEOUT_SEC).default(300),
       })
       .strict()
       .default({}),

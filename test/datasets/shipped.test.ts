@@ -25,7 +25,14 @@ describe.each(shippedDatasets())('shipped dataset %s', (name) => {
     for (const t of active) {
       const e = readEvidence(dir, t.task.task_id)!;
       expect(e.gates.map((g) => g.gate)).toEqual([
-        'schema', 'reproducible', 'verification', 'flakiness', 'contamination', 'repo_score', 'controls', 'runtime',
+        'schema',
+        'reproducible',
+        'verification',
+        'flakiness',
+        'contamination',
+        'repo_score',
+        'controls',
+        'runtime',
       ]);
     }
   });
@@ -60,7 +67,8 @@ describe('nanobench-v1 holds what it promises', () => {
     expect(cutoff).toBe('2025-01-01T00:00:00Z');
     expect(active.length).toBeGreaterThanOrEqual(24);
     expect(new Set(active.map((t) => t.repo)).size).toBeGreaterThanOrEqual(10);
-    for (const t of active) expect(Date.parse(t.merged_at), t.task_id).toBeGreaterThan(Date.parse(cutoff));
+    for (const t of active)
+      expect(Date.parse(t.merged_at), t.task_id).toBeGreaterThan(Date.parse(cutoff));
   });
 
   it('TypeScript, JavaScript and Python, at least 4 tasks each; bug fixes and features', () => {

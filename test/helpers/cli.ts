@@ -21,13 +21,15 @@ export function tempDir(prefix = 'nb-test-'): string {
 
 export function nanobench(
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): CliResult {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
+    // A command that should have refused at once is killed (status null) instead of hanging.
+    ...(opts.timeoutMs !== undefined && { timeout: opts.timeoutMs, killSignal: 'SIGKILL' }),
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
