@@ -114,7 +114,11 @@ export function restoreEntry(ws: string, from: string, rel: string): void {
   try {
     execFileSync('cp', ['-a', join(from, rel), dest], { stdio: 'pipe' });
   } catch (e) {
-    throw new InfraError('harden', `cannot restore ${rel}: ${(e as Error).message}`);
+    throw new InfraError(
+      'harden',
+      `cannot restore ${rel}: ${(e as Error).message}`,
+      'restore_failed',
+    );
   }
 }
 

@@ -24,7 +24,7 @@ export function protectedTestPaths(task: ResolvedTask): string[] {
   return [...all].map((p) => {
     const n = normalize(p);
     if (isAbsolute(n) || n.startsWith('..'))
-      throw new InfraError('verify', `test path "${p}" escapes the workspace`);
+      throw new InfraError('verify', `test path "${p}" escapes the workspace`, 'bad_test_path');
     return n.replace(/\/$/, '');
   });
 }
@@ -47,7 +47,11 @@ export async function restoreTests(
       timeoutMs: 60_000,
     });
     if (r.exitCode !== 0)
-      throw new InfraError('verify', `test_patch does not apply: ${r.stderr.trim()}`);
+      throw new InfraError(
+        'verify',
+        `test_patch does not apply: ${r.stderr.trim()}`,
+        'test_patch_failed',
+      );
   }
   return paths.filter((p) => existsSync(join(ws, p)));
 }

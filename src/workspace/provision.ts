@@ -98,6 +98,7 @@ async function runInstall(dir: string, task: Task): Promise<void> {
     throw new InfraError(
       'install',
       `install command failed for ${task.task_id} (exit ${r.exitCode}${r.timedOut ? ', timed out' : ''}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+      r.timedOut ? 'install_timeout' : 'install_failed',
     );
 }
 
@@ -113,7 +114,11 @@ export function snapshotTree(ws: string): string {
     });
     return execFileSync('git', ['write-tree'], { cwd: ws, env, encoding: 'utf8' }).trim();
   } catch (e) {
-    throw new InfraError('diff', `cannot snapshot ${ws}: ${(e as Error).message}`);
+    throw new InfraError(
+      'diff',
+      `cannot snapshot ${ws}: ${(e as Error).message}`,
+      'snapshot_failed',
+    );
   } finally {
     rmSync(index, { force: true });
   }
@@ -163,7 +168,11 @@ export function materialize(snapshot: Snapshot, workspace: string): void {
   try {
     execFileSync('cp', ['-a', join(snapshot.dir, 'ws'), workspace], { stdio: 'pipe' });
   } catch (e) {
-    throw new InfraError('provision', `cannot copy workspace: ${(e as Error).message}`);
+    throw new InfraError(
+      'provision',
+      `cannot copy workspace: ${(e as Error).message}`,
+      'copy_failed',
+    );
   }
 }
 
