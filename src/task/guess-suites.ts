@@ -129,9 +129,10 @@ function jsSuite(
     (['vitest', 'jest', 'mocha', 'tap', 'tape'] as const)
       .filter((r) => r in deps)
       .map((runner) => ({ runner: runner as Runner, args: [] as string[], script: 'test' }))[0];
-  const language = testFiles.some((f) => languageOf(f) === 'typescript')
-    ? 'typescript'
-    : 'javascript';
+  // The suite's language is what most of its test files are written in: a PR that also touches
+  // a type-level test file (never run by the suite) is still a JavaScript suite.
+  const ts = testFiles.filter((f) => languageOf(f) === 'typescript').length;
+  const language = ts * 2 > testFiles.length ? 'typescript' : 'javascript';
   const test_files = [...new Set(testFiles.map(testRoot))].sort();
   const base = { language, test_files };
   // Point the runner at the PR's test files instead of the script's own filters: the suite then
@@ -331,6 +332,21 @@ export function guessSuites(
     add(name('py', g.dir, i), g.suite);
     if (g.install) installs.push(g.dir ? `(${g.install})` : g.install);
   });
+  // Test files that are not code (fixtures, snapshots, data) are still the PR's tests: the
+  // verifier must restore them, so they go to the test_files of the suite they belong to.
+  for (const f of testFiles) {
+    if (
+      suites.some((s) => s.test_files.some((t) => f === t || (t.endsWith('/') && f.startsWith(t))))
+    )
+      continue;
+    const owner =
+      suites.find((s) => {
+        const dir = /^cd (\S+) && /.exec(s.command)?.[1];
+        return dir !== undefined && f.startsWith(`${dir}/`);
+      }) ?? suites[0];
+    if (!owner) continue;
+    owner.test_files = [...new Set([...owner.test_files, testRoot(f)])].sort();
+  }
   if (suites.length === 0) notes.push('no test suite could be guessed: write test_suites by hand');
   if (installs.length) notes.push(`install command guessed: ${installs.join(' && ')}`);
   return { suites, install_command: installs.length ? installs.join(' && ') : null, notes };

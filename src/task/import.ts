@@ -121,6 +121,11 @@ function identity(o: ImportOptions, gitDir: string, location: string) {
   return { repo, repo_url: url, prNumber: pr?.[3] };
 }
 
+/** The issue a commit message says it fixes: "fixes #12", "Resolves #12.", "fix: #12 ...". */
+export function issueNumber(message: string): string | undefined {
+  return /\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s+#(\d+)/i.exec(message)?.[1];
+}
+
 /** Conventional-commit prefixes; anything else is left to the curator. */
 function taskTypeOf(subject: string): string | undefined {
   const m = /^(\w+)(\([^)]*\))?!?:/.exec(subject);
@@ -190,7 +195,7 @@ export function importFrom(gitDir: string, location: string, o: ImportOptions): 
     /[^A-Za-z0-9._-]+/g,
     '-',
   );
-  const issue = /\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+#(\d+)/i.exec(message);
+  const issue = issueNumber(message);
   const type = taskTypeOf(subject);
   const notes = [...guess.notes];
   if (!type) notes.push('task_type: the commit subject has no conventional prefix; fill it in');
@@ -201,7 +206,7 @@ export function importFrom(gitDir: string, location: string, o: ImportOptions): 
     repo_url: id.repo_url,
     issue_url:
       issue && id.repo_url.startsWith('https://github.com/')
-        ? `${id.repo_url}/issues/${issue[1]}`
+        ? `${id.repo_url}/issues/${issue}`
         : null,
     pr_url: o.pr ?? null,
     base_commit: base,

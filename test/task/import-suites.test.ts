@@ -255,3 +255,21 @@ describe('guessSuites: Python', () => {
     ]);
   });
 });
+
+describe('guessSuites: what real PRs change (issue 11)', () => {
+  it('a PR whose only test change is a fixture still protects it (test_files)', () => {
+    const g = guessSuites(repo({ 'package.json': pkg('mocha', { mocha: '10' }) }), [
+      'test/fixtures/markdown/extras.txt',
+    ]);
+    expect(g.suites[0].test_files).toEqual(['test/']);
+  });
+
+  it('a type-level test file does not make a JavaScript suite TypeScript', () => {
+    const g = guessSuites(repo({ 'package.json': pkg('mocha test/unit', { mocha: '10' }) }), [
+      'test/unit/a.test.js',
+      'test/unit/b.test.js',
+      'test/typescript-tests/types.ts',
+    ]);
+    expect(g.suites[0].language).toBe('javascript');
+  });
+});

@@ -1,5 +1,6 @@
 // Issue 5: how `task import` splits a PR into golden patch and test_patch.
 import { describe, expect, it } from 'vitest';
+import { issueNumber } from '../../src/task/import.js';
 import { isTestPath, languagesOf, testRoot } from '../../src/task/test-paths.js';
 
 describe('isTestPath', () => {
@@ -63,4 +64,18 @@ describe('languagesOf', () => {
       'typescript',
     ]);
   });
+});
+
+describe('issueNumber: the issue a commit message says it fixes', () => {
+  it.each([
+    ['fix: round halves (fixes #12)', '12'],
+    ['Resolves #3595.', '3595'],
+    ['fix: #3360 wrong unit in the result', '3360'],
+    ['feat: x\n\nCloses #7', '7'],
+    ['fixed: #9', '9'],
+  ])('%j -> %s', (m, n) => expect(issueNumber(m)).toBe(n));
+
+  it.each(['fix: typo in #12 docs', 'see #12', 'refactor: prefix'])('%j -> none', (m) =>
+    expect(issueNumber(m)).toBeUndefined(),
+  );
 });
