@@ -12,7 +12,7 @@ import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import { resolveTasks } from '../workspace/resolve-tasks.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
-import type { RunConfig } from './config.js';
+import { isLlmAgent, type RunConfig } from './config.js';
 import type { RunPaths } from './paths.js';
 import { planTrials, type TrialSpec } from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
@@ -83,6 +83,7 @@ export async function runSession(
       ...new Set(tasks.map((t) => t.datasetDir)),
     ],
     warn: hooks.log,
+    llmAgent: isLlmAgent(config.agent),
   });
   const endpoints = await startEndpoints(
     config,

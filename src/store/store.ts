@@ -87,7 +87,9 @@ export class Store {
   private trialColumns?: string[];
 
   static open(path: string): Store {
-    mkdirSync(dirname(path), { recursive: true });
+    // A results root NanoBench creates is its user's alone: it holds the database, the cache and
+    // every trial's workspace (an existing directory, e.g. the cwd, is left as it is).
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     let db: Database.Database;
     try {
       db = new Database(path);
