@@ -11,7 +11,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FORWARDER_SOURCE, type HostBridge, loopbackTarget, startHostBridge } from './bridge.js';
-import { tagPrefix } from './contain.js';
+import { detectContainment, tagPrefix } from './contain.js';
 import { prlimitArgs } from './limits.js';
 import { isInside, type Toolchain, toolchain } from './toolchain.js';
 import type { SandboxDriver, SandboxSession, SessionOptions, SessionReport } from './types.js';
@@ -150,7 +150,11 @@ class BwrapSession implements SandboxSession {
       : [command, ...args];
     const bwrap = [this.o.bwrapPath, ...bwrapArgs(plan), '--', ...inner];
     const limited = this.o.prlimitPath ? [this.o.prlimitPath, ...prlimitArgs(), '--'] : [];
-    const argv = [...tagPrefix(this.tag, this.runId), ...limited, ...bwrap];
+    // --die-with-parent has a window: bwrap's pid 1 binds itself to its parent only after the
+    // command started, and a SIGKILL of NanoBench in that window (seen on a loaded machine)
+    // leaves the whole sandbox running. Our own pid namespace around bwrap closes it.
+    const contain = detectContainment().prefix;
+    const argv = [...tagPrefix(this.tag, this.runId), ...limited, ...contain, ...bwrap];
     return { command: argv[0], args: argv.slice(1) };
   }
 
@@ -169,7 +173,7 @@ class BwrapSession implements SandboxSession {
         endpointConnections: this.bridge?.server.connections() ?? 0,
         limits: this.o.prlimitPath ? prlimitArgs() : [],
         readOnly: [...this.given],
-        // --die-with-parent and bwrap's own pid namespace.
+        // bwrap's pid namespace, inside ours (see wrap()).
         containment: 'pid-namespace' as const,
       };
     })();
