@@ -1,7 +1,10 @@
 // Issue #7: agents that try to earn reward they did not earn, through the CLI on the example
 // tasks. Every attack runs under --sandbox bwrap and, where the sandbox is not what stops it,
 // under --sandbox none too. None may score above what its real code change earns (here: 0, as
-// none of them fixes anything). The scripts and what each one tries are in
+// none of them fixes anything). As root (CI), --sandbox none is none-as-nobody, which also stops
+// the attacks on the whole disk of issue 12 (a clone holding the fix, the golden patch, the
+// results database); plain none runs NanoBench as nobody, where those attacks succeed and the
+// run says it had no sandbox. The scripts and what each one tries are in
 // test/fixtures/adversarial/; a naive harness (test/helpers/naive-harness.ts) shows that the
 // attacks work where the matching defence is missing.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -326,6 +329,15 @@ describe.skipIf(!isRoot)('none as root is none-as-nobody: what bwrap alone stopp
       /RESULT (read the results database|listed the artifacts|read \/|wrote)/,
     );
     expect(existsSync(join(root, 'planted-by-agent.txt'))).toBe(false);
+  });
+
+  it('Nanocoder runs as nobody, reaches its endpoint (the network is shared) and passes', () => {
+    const [t] = attack('', ['textkit-001'], 'none', {
+      agent: 'nanocoder',
+      args: ['--model', 'competent'],
+    });
+    expect(t).toMatchObject({ status: 'scored', label: 'pass', score: 1 });
+    expect(t.details.sandbox).toMatchObject({ kind: 'none-as-nobody' });
   });
 });
 
