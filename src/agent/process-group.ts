@@ -154,8 +154,9 @@ export function killRunLeftovers(runId: string): Promise<number[]> {
 /**
  * After a trial: kill what survived its agent. Tagged processes, plus (for agents that dropped
  * the tag, e.g. `env -i setsid ...`) our own user's processes whose working directory lies in
- * one of `dirs`. Inside bwrap nothing survives (the pid namespace dies with the sandbox); without
- * a sandbox this is best effort: a process that left both the tag and the workspace can escape.
+ * one of `dirs`. Where the session had a pid namespace (bwrap, none-as-nobody, and plain none
+ * wherever one can be made) nothing survives it; elsewhere this is best effort: a process that
+ * left both the tag and the workspace can escape.
  */
 export async function killStragglers(tag: string, dirs: string[]): Promise<number[]> {
   const uid = process.getuid?.();
