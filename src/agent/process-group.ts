@@ -28,6 +28,8 @@ export interface GroupRunOptions {
 }
 
 export const TAG_VAR = 'NANOBENCH_PROCESS_TAG';
+/** Every process a sandbox session starts also carries its run's id (see killRunLeftovers). */
+export const RUN_ID_VAR = 'NANOBENCH_RUN_ID';
 
 export interface GroupRunResult {
   exitCode: number | null;
@@ -90,8 +92,13 @@ function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
 }
 
 /** Pids of live processes (other than us) whose environment holds TAG_VAR=tag. Linux only. */
-export async function findTagged(tag: string): Promise<number[]> {
-  const needle = Buffer.from(`\0${TAG_VAR}=${tag}\0`);
+export function findTagged(tag: string): Promise<number[]> {
+  return findByEnv(TAG_VAR, tag);
+}
+
+/** Pids of live processes (other than us) whose initial environment holds `name=value`. */
+async function findByEnv(name: string, value: string): Promise<number[]> {
+  const needle = Buffer.from(`\0${name}=${value}\0`);
   let entries: string[];
   try {
     entries = await readdir('/proc');
@@ -115,23 +122,43 @@ export async function findTagged(tag: string): Promise<number[]> {
 }
 
 async function killTagged(tag: string, sig: NodeJS.Signals): Promise<void> {
+  await killByEnv(TAG_VAR, tag, sig);
+}
+
+async function killByEnv(name: string, value: string, sig: NodeJS.Signals): Promise<number[]> {
+  const killed = new Set<number>();
   // A few passes: a process may fork while we scan.
   for (let pass = 0; pass < 3; pass++) {
-    const pids = await findTagged(tag);
-    if (pids.length === 0) return;
+    const pids = await findByEnv(name, value);
+    if (pids.length === 0) break;
     for (const pid of pids) {
       try {
         process.kill(pid, sig);
+        killed.add(pid);
       } catch {}
     }
   }
+  return [...killed];
+}
+
+/**
+ * SIGKILLs every live process of run `runId`: all that a sandbox session started carry
+ * RUN_ID_VAR. For a run resumed after NanoBench itself was killed (kill -9, the OOM killer, a
+ * CI cancel). Under bwrap and in a pid namespace nothing is left by then (the namespace dies with
+ * its launcher); this sweep is what remains where no namespace could be made (see
+ * workspace/sandbox/contain.ts), and it misses a process that wiped its environment.
+ */
+export function killRunLeftovers(runId: string): Promise<number[]> {
+  if (!runId) return Promise.resolve([]);
+  return killByEnv(RUN_ID_VAR, runId, 'SIGKILL');
 }
 
 /**
  * After a trial: kill what survived its agent. Tagged processes, plus (for agents that dropped
  * the tag, e.g. `env -i setsid ...`) our own user's processes whose working directory lies in
- * one of `dirs`. Inside bwrap nothing survives (the pid namespace dies with the sandbox); without
- * a sandbox this is best effort: a process that left both the tag and the workspace can escape.
+ * one of `dirs`. Where the session had a pid namespace (bwrap, none-as-nobody, and plain none
+ * wherever one can be made) nothing survives it; elsewhere this is best effort: a process that
+ * left both the tag and the workspace can escape.
  */
 export async function killStragglers(tag: string, dirs: string[]): Promise<number[]> {
   const uid = process.getuid?.();

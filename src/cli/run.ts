@@ -59,7 +59,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--queue <url>', 'enqueue trials on Redis for "nanobench worker"s (redis://HOST:PORT)')
     .option(
       '--sandbox <mode>',
-      'auto | bwrap | none: isolate the agent and the test runs (auto: bwrap when it works here)',
+      'auto | bwrap | none: isolate the agent and the test runs (auto: bwrap when it works here, else what none gives, never for an LLM agent; none as root: run them as nobody)',
       'auto',
     )
     .option(

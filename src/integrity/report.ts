@@ -14,20 +14,42 @@ export interface FlaggedTrial {
 }
 
 export interface IntegritySummary {
-  /** The sandbox the run used ("bwrap", "none"), or null for runs stored before it was recorded. */
+  /**
+   * The weakest isolation any part of the run had: the run's own choice ("bwrap",
+   * "none-as-nobody", "none") or, when weaker, a trial's (distributed workers choose their own).
+   * Null for runs stored before it was recorded.
+   */
   sandbox: string | null;
+  /** Trials per isolation they really ran under (details.sandbox.kind). */
+  sandbox_trials: Record<string, number>;
   integrity_mode: string | null;
   flagged: FlaggedTrial[];
 }
 
 const isIntegrityFlag = (f: string) => f in INTEGRITY_FLAGS;
 
+/** Weakest first. */
+const ISOLATION_ORDER = ['none', 'none-as-nobody', 'bwrap'];
+
 export function integritySummary(
   config: Record<string, unknown>,
-  trials: (Omit<FlaggedTrial, 'flags'> & { flags: string[] | null })[],
+  trials: (Omit<FlaggedTrial, 'flags'> & {
+    flags: string[] | null;
+    details?: Record<string, unknown> | null;
+  })[],
 ): IntegritySummary {
+  const perTrial: Record<string, number> = {};
+  for (const t of trials) {
+    const kind = (t.details?.sandbox as { kind?: unknown } | undefined)?.kind;
+    if (typeof kind === 'string') perTrial[kind] = (perTrial[kind] ?? 0) + 1;
+  }
+  const kinds = [config.sandbox_used, ...Object.keys(perTrial)].filter(
+    (k): k is string => typeof k === 'string',
+  );
+  const rank = (k: string) => (ISOLATION_ORDER.includes(k) ? ISOLATION_ORDER.indexOf(k) : 99);
   return {
-    sandbox: typeof config.sandbox_used === 'string' ? config.sandbox_used : null,
+    sandbox: kinds.sort((a, b) => rank(a) - rank(b))[0] ?? null,
+    sandbox_trials: perTrial,
     integrity_mode: typeof config.integrity === 'string' ? config.integrity : null,
     flagged: trials
       .filter((t) => (t.flags ?? []).some(isIntegrityFlag) || t.label === STRICT_LABEL)
@@ -46,14 +68,25 @@ export function integritySummary(
 
 const MAX_ROWS = 20;
 
-/** Markdown lines (empty when there is nothing to say). */
-/** The warning that belongs at the top of a report, if any. */
+/** The warning that belongs at the top of a report, if any: a title and one paragraph. */
+export function sandboxWarning(s: IntegritySummary): { title: string; text: string } | undefined {
+  if (s.sandbox === 'none')
+    return {
+      title: 'Warning: no sandbox.',
+      text: 'Agents ran without isolation (`none`): they could read the dataset (golden patches included), the results and the network. Scores from this run are not tamper-proof.',
+    };
+  if (s.sandbox === 'none-as-nobody')
+    return {
+      title: 'Warning: no sandbox for the network.',
+      text: 'bwrap was not used: agents ran as the user nobody in their own mount and pid namespaces (`none-as-nobody`), unable to read the dataset, the results or the caches, but with the network of the machine they ran on.',
+    };
+  return undefined;
+}
+
+/** Markdown lines of the warning (empty when there is nothing to say). */
 export function sandboxWarningMarkdown(s: IntegritySummary): string[] {
-  return s.sandbox === 'none'
-    ? [
-        '> **Warning: no sandbox.** Agents ran with `--sandbox none`: they could read the dataset (golden patches included), the results and the network. Scores from this run are not tamper-proof.',
-      ]
-    : [];
+  const w = sandboxWarning(s);
+  return w ? [`> **${w.title}** ${w.text}`] : [];
 }
 
 /** The flagged trials (after the scores: the flags explain, they do not replace them). */

@@ -14,7 +14,7 @@ import { type Job, Worker } from 'bullmq';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
-import type { RunConfig } from '../run/config.js';
+import { isLlmAgent, type RunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
 import { runTrial } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
@@ -78,6 +78,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
         const sandbox = await selectSandbox(config.sandbox ?? 'auto', {
           protectedPaths: [PACKAGE_ROOT, workDir, ...config.datasets],
           warn: o.log,
+          llmAgent: isLlmAgent(config.agent),
         });
         return { agent, endpoints: await startEndpoints(config, llm), sandbox };
       })();

@@ -1,6 +1,7 @@
 // The HTML report: one self-contained file. Inline CSS, charts as inline SVG rendered on the
 // server, no script, and a Content-Security-Policy that forbids loading anything, so the page
 // opens offline and cannot phone home.
+import { sandboxWarning } from '../integrity/report.js';
 import { navigationChart, scoreChart, taxonomyChart } from './charts.js';
 import {
   ciText,
@@ -134,10 +135,11 @@ function evidenceSection(r: Report): string {
 const MAX_FLAGGED_ROWS = 500;
 
 /** Above everything: a run without a sandbox is not tamper-proof. */
-function sandboxWarning(r: Report): string {
-  return r.integrity.sandbox === 'none'
-    ? '<p class="note"><strong>No sandbox.</strong> Agents ran with <code>--sandbox none</code>: they could read the dataset (golden patches included), the results and the network. Scores from this run are not tamper-proof.</p>'
-    : '';
+function sandboxWarningHtml(r: Report): string {
+  const w = sandboxWarning(r.integrity);
+  if (!w) return '';
+  const text = esc(w.text).replace(/`([^`]+)`/g, '<code>$1</code>');
+  return `<p class="note"><strong>${esc(w.title)}</strong> ${text}</p>`;
 }
 
 /** The flagged trials, after the scores they qualify. */
@@ -218,7 +220,7 @@ export function renderHtml(r: Report): string {
 <h1>NanoBench run ${esc(r.run.id)}</h1>
 <p class="meta">Agent <code>${esc(r.run.agent)}</code>${nanocoder} · status ${esc(r.run.status)} · trials ${r.run.trials}/${r.run.plan_size} · scored ${r.overall.scored} · infra errors ${r.overall.errors} (beside the rates, never inside) · created ${esc(r.run.created_at)}</p>
 <p>Sampling: ${esc(r.sampling.summary)}.${r.sampling.undersampled_cells ? ` ${plural(r.sampling.undersampled_cells, 'tier 3-4 cell')} below 5 scored runs (marked <em>undersampled</em>).` : ''} Pass rates are k/n over scored trials with a 95% Wilson interval; two results differ only if their intervals do not overlap.</p>
-${sandboxWarning(r)}
+${sandboxWarningHtml(r)}
 ${r.task_meta.note ? `<p class="note">Note: ${esc(r.task_meta.note)}.</p>` : ''}
 <nav>${ids.map(([, id, title]) => `<a href="#${id}">${title}</a>`).join('')}</nav>
 ${sections.join('\n')}

@@ -109,6 +109,9 @@ export function parseModes(mode: string | undefined): Mode[] {
 
 const LLM_AGENTS = ['nanocoder'];
 
+/** Agents that talk to a model: `--sandbox auto` never runs them unsandboxed. */
+export const isLlmAgent = (agent: string) => LLM_AGENTS.includes(agent);
+
 export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunConfig {
   if (datasets.length === 0)
     throw new UserError(

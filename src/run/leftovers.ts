@@ -1,11 +1,14 @@
-// What an earlier execution of a run may have left: workspaces and scratch directories of trials
-// that were in flight when it died. They are never reused (each execution has its own, see
-// RunPaths), and are removed when the run is resumed, once this process holds the run.
+// What an earlier execution of a run may have left: processes of its agents and test runs (where
+// no pid namespace took them down with it), and the workspaces and scratch directories of trials
+// that were in flight when it died. The directories are never reused (each execution has its
+// own, see RunPaths). Both are ended when the run is resumed, once this process holds the run.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { killRunLeftovers } from '../agent/process-group.js';
 import type { RunPaths } from './paths.js';
 
 export async function endLeftovers(paths: RunPaths, runId: string): Promise<string | undefined> {
+  const killed = await killRunLeftovers(runId);
   let dirs = 0;
   for (const kind of ['workspaces', 'scratch']) {
     const dir = join(paths.root, kind, runId);

@@ -12,7 +12,7 @@ import { PACKAGE_ROOT } from '../util/package-root.js';
 import { redactUrl } from '../util/redact-url.js';
 import { resolveTasks } from '../workspace/resolve-tasks.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
-import type { RunConfig } from './config.js';
+import { isLlmAgent, type RunConfig } from './config.js';
 import { acquireRunLease, type LeaseHandle } from './lease.js';
 import { endLeftovers } from './leftovers.js';
 import type { RunPaths } from './paths.js';
@@ -173,6 +173,7 @@ export async function runSession(
       ...new Set(tasks.map((t) => t.datasetDir)),
     ],
     warn: hooks.log,
+    llmAgent: isLlmAgent(config.agent),
   });
   const endpoints = await startEndpoints(
     config,

@@ -127,6 +127,7 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
       writable: [s.scratch],
       endpoint,
       tag: randomUUID(),
+      runId: s.env.runId,
     },
     (session) =>
       s.env.agent.run({
@@ -219,7 +220,12 @@ export async function verifyPhase(s: TrialScope, prov: ProvisionResult): Promise
   const v = (
     await s.services.withSession(
       s.sandbox,
-      { workspace: s.ws, home: join(s.scratch, 'verify-home'), tag: randomUUID() },
+      {
+        workspace: s.ws,
+        home: join(s.scratch, 'verify-home'),
+        tag: randomUUID(),
+        runId: s.env.runId,
+      },
       (session) =>
         s.services.verify(s.ws, prov.baselineTree, s.task, s.scratch, session.wrap.bind(session)),
     )

@@ -231,6 +231,7 @@ function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialEndpoint
   const r = a.result;
   rec.details.sandbox = {
     kind: a.session.kind,
+    containment: a.session.containment,
     limits: a.session.limits,
     ...(endpoint &&
       a.session.kind === 'bwrap' && { endpoint_connections: a.session.endpointConnections }),

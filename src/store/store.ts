@@ -122,7 +122,9 @@ export class Store {
   private trialColumns?: string[];
 
   static open(path: string, opts: OpenOptions = {}): Store {
-    if (!opts.mustExist) mkdirSync(dirname(path), { recursive: true });
+    // A results root NanoBench creates is its user's alone: it holds the database, the cache and
+    // every trial's workspace (an existing directory, e.g. the cwd, is left as it is).
+    if (!opts.mustExist) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     else if (!existsSync(path))
       throw new UserError('STORE_NOT_FOUND', `${path}: no such results database (check --db)`);
     let db: Database.Database | undefined;

@@ -2,7 +2,7 @@
 // over the network, in this order: --mirror DIR, the dataset's own mirror/ directory, a local
 // repo_url; a remote URL last. The clone is bare, holds the whole history (PR commits included)
 // and is never shown to an agent.
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { LoadedTask } from '../task/load.js';
 import { InfraError } from '../util/errors.js';
@@ -93,6 +93,19 @@ const missing = (dir: string, commits: string[]) =>
   commits.filter((c) => tryGit(dir, ['cat-file', '-e', `${c}^{commit}`]) === undefined);
 
 /**
+ * The source clones hold the PR's own commits (the fix): readable by NanoBench's user only, in
+ * every sandbox mode (an unsandboxed agent running as another user cannot search them).
+ */
+function privateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  } catch {
+    // not ours (a cache shared with another user): leave it as its owner made it
+  }
+}
+
+/**
  * A bare full clone of the source in the cache, holding every commit asked for. Built in a temp
  * directory and renamed into place, so an interrupted clone leaves nothing that looks finished
  * and the next call starts over; an existing clone that lacks a commit is refreshed once.
@@ -104,8 +117,8 @@ export async function ensureSourceClone(
   o: SourceCloneOptions,
 ): Promise<string> {
   const dir = sourceClonePath(cacheDir, repo);
+  privateDir(join(cacheDir, 'sources'));
   if (!existsSync(dir)) {
-    mkdirSync(join(cacheDir, 'sources'), { recursive: true });
     const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
     o.log?.(`cloning ${repo} from ${source.location}`);
     try {

@@ -1,7 +1,10 @@
 // Issue #7: agents that try to earn reward they did not earn, through the CLI on the example
 // tasks. Every attack runs under --sandbox bwrap and, where the sandbox is not what stops it,
 // under --sandbox none too. None may score above what its real code change earns (here: 0, as
-// none of them fixes anything). The scripts and what each one tries are in
+// none of them fixes anything). As root (CI), --sandbox none is none-as-nobody, which also stops
+// the attacks on the whole disk of issue 12 (a clone holding the fix, the golden patch, the
+// results database); plain none runs NanoBench as nobody, where those attacks succeed and the
+// run says it had no sandbox. The scripts and what each one tries are in
 // test/fixtures/adversarial/; a naive harness (test/helpers/naive-harness.ts) shows that the
 // attacks work where the matching defence is missing.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,8 +17,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store, type TrialRecord } from '../../src/store/store.js';
 import type { Task } from '../../src/task/schema.js';
+import { detectContainment } from '../../src/workspace/sandbox/contain.js';
 import { EXAMPLES, nanobench, ROOT, runJson } from '../helpers/cli.js';
 import { checkout, naiveRun } from '../helpers/naive-harness.js';
+import { asUnprivileged, isRoot, NOBODY, unprivilegedDir } from '../helpers/processes.js';
 import { writeVariants } from '../helpers/task-variants.js';
 import { noBwrap } from '../sandbox/require-bwrap.js';
 
@@ -26,26 +31,46 @@ const root = mkdtempSync('/var/tmp/nb-adv-');
 const db = join(root, 'r.sqlite');
 const variants = join(root, 'variants');
 const MIRROR = join(EXAMPLES, 'mirror');
+// As root (CI, this machine), `none` means none-as-nobody; elsewhere plain none.
 const SANDBOXES = noBwrap ? (['none'] as const) : (['bwrap', 'none'] as const);
+/** The sandboxes that hide the disk: bwrap, and none-as-nobody (none, when we are root). */
+const HIDING = [...(noBwrap ? [] : ['bwrap']), ...(isRoot ? ['none'] : [])];
+// Plain none needs a non-root NanoBench: these runs go as nobody, in a root nobody owns.
+const plainRoot = unprivilegedDir('nb-adv-plain-');
 
 function attack(
   script: string,
   tasks: string[],
   sandbox: string,
-  o: { env?: Record<string, string>; args?: string[]; agent?: string } = {},
+  o: {
+    env?: Record<string, string>;
+    args?: string[];
+    agent?: string;
+    /** Run NanoBench itself as an unprivileged user (nobody when we are root), on EXAMPLES. */
+    unprivileged?: boolean;
+  } = {},
 ): TrialRecord[] {
   const agent = o.agent ?? `command:${join(ADV, script)}`;
+  const u = o.unprivileged ?? false;
+  const dbPath = u ? join(plainRoot, 'r.sqlite') : db;
   const out = runJson(
-    ['run', EXAMPLES, variants, '--agent', agent, '--task', tasks.join(',')]
-      .concat(['--sandbox', sandbox, '--mirror', MIRROR, '--runs', '1', '--db', db])
+    ['run', EXAMPLES, ...(u ? [] : [variants]), '--agent', agent, '--task', tasks.join(',')]
+      .concat(['--sandbox', sandbox, '--mirror', MIRROR, '--runs', '1', '--db', dbPath])
       .concat(o.args ?? []),
-    { env: o.env },
+    { env: { ...o.env, ...(u && { HOME: plainRoot }) }, as: u ? asUnprivileged() : undefined },
   );
-  const store = Store.open(db);
+  return trialsOf(dbPath, out.run_id);
+}
+
+/** The stored trials of a run (read as root: the files it touches go back to their owner). */
+function trialsOf(dbPath: string, runId: string): TrialRecord[] {
+  const store = Store.open(dbPath);
   try {
-    return store.trials(out.run_id);
+    return store.trials(runId);
   } finally {
     store.close();
+    if (isRoot && dbPath.startsWith(plainRoot))
+      execFileSync('chown', ['-R', `${NOBODY.uid}:${NOBODY.gid}`, plainRoot]);
   }
 }
 
@@ -98,7 +123,10 @@ let tasks: Record<string, Task>;
 beforeAll(() => {
   tasks = writeVariants(variants);
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(plainRoot, { recursive: true, force: true });
+});
 
 describe('the attacks work against a naive harness', () => {
   it('npm test script, project .npmrc, stale result file, Python hooks, escaping symlink', () => {
@@ -162,7 +190,7 @@ describe.each(SANDBOXES)('adversarial agents under --sandbox %s earn nothing', (
     });
     expectNothingEarned([t]);
     expect(agentOut(t)).toContain('RESULT in-workspace commits past base: 0');
-    if (sandbox === 'bwrap') expect(agentOut(t)).toContain('RESULT source clone: not found');
+    if (HIDING.includes(sandbox)) expect(agentOut(t)).toContain('RESULT source clone: not found');
   });
 
   it('planting git configuration that would run on the host', () => {
@@ -176,8 +204,11 @@ describe.each(SANDBOXES)('adversarial agents under --sandbox %s earn nothing', (
 
   it('leaving processes behind that rewrite the code after the agent is done', () => {
     const marker = `nb-straggler-${randomUUID()}`;
-    // The evasive straggler (no tag, outside the workspace) can only be stopped by the sandbox.
-    const env = { NB_STRAGGLER: marker, NB_EVASIVE: sandbox === 'bwrap' ? '1' : '' };
+    // The evasive straggler (no tag, outside the workspace) is stopped by a pid namespace only:
+    // bwrap's, none-as-nobody's, or plain none's where one can be made.
+    const contained =
+      sandbox === 'bwrap' || isRoot || detectContainment().containment === 'pid-namespace';
+    const env = { NB_STRAGGLER: marker, NB_EVASIVE: contained ? '1' : '' };
     const [t] = attack('straggler.sh', ['textkit-001'], sandbox, { env });
     expectNothingEarned([t]);
     expect(t.files_changed).toEqual([]);
@@ -185,8 +216,10 @@ describe.each(SANDBOXES)('adversarial agents under --sandbox %s earn nothing', (
   });
 
   it('keeping the change outside the workspace behind a symlink', () => {
+    // As nobody (none as root) the agent can write nowhere on the host: its private /tmp it is.
+    const escapeDir = sandbox === 'none' && isRoot ? '/tmp' : root;
     const [t] = attack('symlink-escape.sh', ['textkit-001'], sandbox, {
-      env: { NB_ESCAPE_DIR: root },
+      env: { NB_ESCAPE_DIR: escapeDir },
     });
     expectNothingEarned([t], 'escaped_workspace', false);
   });
@@ -224,21 +257,6 @@ describe.skipIf(noBwrap)('attacks only a sandbox can stop (--sandbox bwrap)', ()
     expect(results).toContain('RESULT host loopback port: ECONNREFUSED');
   });
 
-  it('an agent that got the fix from the source cache without a sandbox fails under strict', () => {
-    const [flagged] = attack('git-history.sh', ['textkit-001'], 'none');
-    expect(agentOut(flagged)).toMatch(/RESULT checked out the fix/);
-    expect(flagged).toMatchObject({ label: 'pass', score: 1 });
-    expect(flagged.flags).toContain('touched_git_internals');
-    const [strict] = attack('git-history.sh', ['textkit-001'], 'none', {
-      args: ['--integrity', 'strict'],
-    });
-    expect(strict).toMatchObject({ label: 'integrity_violation', score: 0 });
-    expect((strict.details.integrity as { strict: unknown }).strict).toMatchObject({
-      original_label: 'pass',
-      original_score: 1,
-    });
-  });
-
   it('Nanocoder inside bwrap reaches its model endpoint (through the bridge) and passes', () => {
     const [t] = attack('', ['textkit-001'], 'bwrap', {
       agent: 'nanocoder',
@@ -252,16 +270,133 @@ describe.skipIf(noBwrap)('attacks only a sandbox can stop (--sandbox bwrap)', ()
   });
 });
 
-it('--sandbox none warns on stderr and in the report', () => {
-  const r = nanobench(
-    ['run', EXAMPLES, '--agent', 'nop', '--task', 'textkit-001', '--sandbox', 'none'].concat([
-      '--runs',
-      '1',
-      '--db',
-      join(root, 'none.sqlite'),
-    ]),
-  );
-  expect(r.code).toBe(0);
-  expect(r.stderr).toMatch(/WARNING: sandbox "none": agents run WITHOUT isolation/);
-  expect(r.stdout).toMatch(/Warning: no sandbox/);
+describe.each(HIDING)(
+  'attacks on the whole disk under --sandbox %s earn and corrupt nothing',
+  (sandbox) => {
+    it('searching the disk for a clone that holds the base commit, to apply its child', () => {
+      const [t] = attack('search-clones.sh', ['textkit-001'], sandbox);
+      expectNothingEarned([t]);
+      expect(t.files_changed).toEqual([]);
+      expect(agentOut(t)).toContain('RESULT clones holding base: 0, none with a child of it');
+    });
+
+    it('reading the golden patch from the dataset', () => {
+      const [t] = attack('read-golden.sh', ['textkit-001'], sandbox);
+      expectNothingEarned([t]);
+      expect(agentOut(t)).toContain('RESULT golden patch: not found');
+    });
+
+    it("changing an earlier run's stored score in the results database", () => {
+      const [earlier] = attack('', ['textkit-001'], sandbox, { agent: 'nop' });
+      expect(earlier).toMatchObject({ status: 'scored', score: 0 });
+      const [t] = attack('tamper-db.sh', ['textkit-001'], sandbox);
+      expectNothingEarned([t]);
+      expect(agentOut(t)).toContain('RESULT databases changed: 0');
+      expect(trialsOf(db, earlier.run_id)[0]).toMatchObject({ score: 0, label: earlier.label });
+    });
+
+    it('the run and every trial name the isolation they had', () => {
+      const out = runJson(
+        ['run', EXAMPLES, '--agent', 'nop', '--task', 'textkit-001', '--sandbox', sandbox].concat([
+          '--runs',
+          '1',
+          '--db',
+          db,
+        ]),
+      );
+      const store = Store.open(db);
+      try {
+        const kind = sandbox === 'bwrap' ? 'bwrap' : 'none-as-nobody';
+        expect(store.getRun(out.run_id)!.config.sandbox_used).toBe(kind);
+        expect(store.trials(out.run_id)[0].details.sandbox).toMatchObject({
+          kind,
+          containment: 'pid-namespace',
+        });
+      } finally {
+        store.close();
+      }
+    });
+  },
+);
+
+describe.skipIf(!isRoot)('none as root is none-as-nobody: what bwrap alone stopped before', () => {
+  it('reading the golden patch, the results and the host home; writing next to the db', () => {
+    const [t] = attack('read-outside.sh', ['textkit-001'], 'none');
+    expectNothingEarned([t], 'escaped_workspace');
+    const out = agentOut(t);
+    expect(out).toContain('RESULT golden patch: not found');
+    expect(out).not.toMatch(
+      /RESULT (read the results database|listed the artifacts|read \/|wrote)/,
+    );
+    expect(existsSync(join(root, 'planted-by-agent.txt'))).toBe(false);
+  });
+
+  it('Nanocoder runs as nobody, reaches its endpoint (the network is shared) and passes', () => {
+    const [t] = attack('', ['textkit-001'], 'none', {
+      agent: 'nanocoder',
+      args: ['--model', 'competent'],
+    });
+    expect(t).toMatchObject({ status: 'scored', label: 'pass', score: 1 });
+    expect(t.details.sandbox).toMatchObject({ kind: 'none-as-nobody' });
+  });
 });
+
+describe('plain none (an unprivileged NanoBench): no isolation, and the run says so', () => {
+  it('warns on stderr and in the report; the attacks then succeed', () => {
+    const r = nanobench(
+      ['run', EXAMPLES, '--agent', 'nop', '--task', 'textkit-001', '--sandbox', 'none'].concat([
+        '--runs',
+        '1',
+        '--db',
+        join(plainRoot, 'r.sqlite'),
+      ]),
+      { as: asUnprivileged(), env: { HOME: plainRoot } },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/WARNING: sandbox "none": agents run WITHOUT isolation/);
+    expect(r.stdout).toMatch(/\*\*Warning: no sandbox\.\*\* Agents ran without isolation/);
+    // Which is no idle warning:
+    const [golden] = attack('read-golden.sh', ['textkit-001'], 'none', { unprivileged: true });
+    expect(agentOut(golden)).toMatch(/RESULT golden patch applied from \//);
+    expect(golden).toMatchObject({ label: 'pass', score: 1 });
+    const [clone] = attack('search-clones.sh', ['textkit-001'], 'none', { unprivileged: true });
+    expect(agentOut(clone)).toMatch(/RESULT applied [0-9a-f]{40} from \//);
+    expect(clone).toMatchObject({ label: 'pass', score: 1 });
+    const [earlier] = attack('', ['textkit-001'], 'none', { agent: 'nop', unprivileged: true });
+    attack('tamper-db.sh', ['textkit-001'], 'none', { unprivileged: true });
+    expect(trialsOf(join(plainRoot, 'r.sqlite'), earlier.run_id)[0]).toMatchObject({ score: 1 });
+  });
+
+  it('an agent that got the fix from the source cache fails under --integrity strict', () => {
+    const [flagged] = attack('git-history.sh', ['textkit-001'], 'none', { unprivileged: true });
+    expect(agentOut(flagged)).toMatch(/RESULT checked out the fix/);
+    expect(flagged).toMatchObject({ label: 'pass', score: 1 });
+    expect(flagged.flags).toContain('touched_git_internals');
+    const [strict] = attack('git-history.sh', ['textkit-001'], 'none', {
+      unprivileged: true,
+      args: ['--integrity', 'strict'],
+    });
+    expect(strict).toMatchObject({ label: 'integrity_violation', score: 0 });
+    expect((strict.details.integrity as { strict: unknown }).strict).toMatchObject({
+      original_label: 'pass',
+      original_score: 1,
+    });
+  });
+});
+
+it.skipIf(!isRoot)(
+  '--sandbox none as root warns that the network is open, on stderr and in the report',
+  () => {
+    const r = nanobench(
+      ['run', EXAMPLES, '--agent', 'nop', '--task', 'textkit-001', '--sandbox', 'none'].concat([
+        '--runs',
+        '1',
+        '--db',
+        join(root, 'none.sqlite'),
+      ]),
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/WARNING: sandbox "none-as-nobody": .* WITH the network/);
+    expect(r.stdout).toMatch(/Warning: no sandbox for the network/);
+  },
+);

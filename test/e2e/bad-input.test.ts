@@ -97,6 +97,8 @@ describe('exit 1: a run in which no trial could be scored', () => {
     const r = nanobench([...args, '--db', join(dir, 'r.sqlite'), '--json']);
     expect(r.code, r.stderr).toBe(1);
     expect(JSON.parse(r.stdout).trials[0]).toMatchObject({ status: 'error' });
-    expect(r.stderr).toMatch(/every trial of the run was an infrastructure error, nothing was scored \(verify\/[a-z_]+ ×1\)/);
+    expect(r.stderr).toMatch(
+      /every trial of the run was an infrastructure error, nothing was scored \(verify\/[a-z_]+ ×1\)/,
+    );
   });
 });

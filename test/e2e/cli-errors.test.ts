@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
 import { EXAMPLES, nanobench, runJson, tempDir } from '../helpers/cli.js';
 
-function expectUserError(args: string[], pattern: RegExp) {
-  const r = nanobench(args);
+function expectUserError(args: string[], pattern: RegExp, env?: NodeJS.ProcessEnv) {
+  const r = nanobench(args, { env });
   expect(r.code).toBe(2);
   expect(r.stdout).toBe('');
   expect(r.stderr).toMatch(pattern);
@@ -32,6 +32,21 @@ describe('CLI errors', () => {
       ['run', 'examples', '--agent', 'nop', '--task', 'zzz', '--db', db],
       /--task: no task named zzz/,
     ));
+  it('--sandbox auto with a broken bwrap refuses an LLM agent, telling to pass --sandbox none', () => {
+    // bwrap as it fails where unprivileged user namespaces are off.
+    const bin = tempDir();
+    writeFileSync(
+      join(bin, 'bwrap'),
+      '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n',
+      { mode: 0o755 },
+    );
+    const args = ['run', 'examples', '--task', 'textkit-001', '--mirror', 'examples/mirror'];
+    expectUserError(
+      [...args, '--agent', 'nanocoder', '--model', 'competent', '--db', db],
+      /^nanobench: --sandbox auto: bwrap unusable \(bwrap: setting up uid map: Permission denied\); an LLM agent does not run without a sandbox unless asked: fix bwrap or pass --sandbox none explicitly\n$/,
+      { PATH: `${bin}:${process.env.PATH}` },
+    );
+  });
   it('nanocoder without a model', () =>
     expectUserError(['run', 'examples', '--agent', 'nanocoder', '--db', db], /needs --model/));
   it('an unknown scripted model', () =>

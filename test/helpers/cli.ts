@@ -21,9 +21,11 @@ export function tempDir(prefix = 'nb-test-'): string {
 
 export function nanobench(
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  /** `as`: an argv prefix the CLI runs under (e.g. setpriv to another user). */
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; as?: string[] } = {},
 ): CliResult {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
+  const argv = [...(opts.as ?? []), process.execPath, CLI, ...args];
+  const r = spawnSync(argv[0], argv.slice(1), {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },
     encoding: 'utf8',
@@ -62,7 +64,7 @@ export interface TrialJson {
 
 export function runJson(
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; as?: string[] } = {},
 ): { run_id: string; trials: TrialJson[]; summary: Record<string, unknown> } {
   const r = nanobench([...args, '--json'], opts);
   if (r.code !== 0) throw new Error(`nanobench ${args.join(' ')} exited ${r.code}\n${r.stderr}`);

@@ -156,7 +156,23 @@ describe('integrity in the report', () => {
     expect(r.integrity.flagged).toHaveLength(1);
     expect(renderMarkdown(r)).toContain('**Warning: no sandbox.**');
     const html = renderHtml(r);
-    expect(html).toContain('<strong>No sandbox.</strong>');
+    expect(html).toContain('<strong>Warning: no sandbox.</strong>');
     expect(html).toMatch(/<table id="integrity-table">.*escaped_workspace/s);
+  });
+
+  it('names none-as-nobody, and a trial weaker than its run (a worker without bwrap)', () => {
+    const report = (config: Record<string, unknown>, kind?: string) =>
+      buildReport(
+        run(config),
+        cell(1, 1).map((t) => ({ ...t, details: kind ? { sandbox: { kind } } : {} })),
+        { tasks: { source: 'unavailable', tasks: {}, note: null }, cutoffs: null },
+      );
+    const nobody = report({ sandbox_used: 'none-as-nobody' });
+    expect(renderMarkdown(nobody)).toContain('**Warning: no sandbox for the network.**');
+    expect(renderHtml(nobody)).toContain('<code>none-as-nobody</code>');
+    const mixed = report({ sandbox_used: 'bwrap' }, 'none');
+    expect(mixed.integrity).toMatchObject({ sandbox: 'none', sandbox_trials: { none: 1 } });
+    expect(renderMarkdown(mixed)).toContain('**Warning: no sandbox.**');
+    expect(renderMarkdown(report({ sandbox_used: 'bwrap' }, 'bwrap'))).not.toContain('Warning');
   });
 });

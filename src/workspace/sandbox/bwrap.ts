@@ -11,6 +11,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FORWARDER_SOURCE, type HostBridge, loopbackTarget, startHostBridge } from './bridge.js';
+import { detectContainment, tagPrefix } from './contain.js';
 import { prlimitArgs } from './limits.js';
 import { isInside, type Toolchain, toolchain } from './toolchain.js';
 import type { SandboxDriver, SandboxSession, SessionOptions, SessionReport } from './types.js';
@@ -122,6 +123,7 @@ class BwrapSession implements SandboxSession {
   private readonly traps: string[] = [];
   constructor(
     readonly tag: string,
+    private readonly runId: string | undefined,
     private readonly o: BwrapOptions,
     private readonly dir: string,
     private readonly plan: MountPlan,
@@ -147,8 +149,13 @@ class BwrapSession implements SandboxSession {
         ])
       : [command, ...args];
     const bwrap = [this.o.bwrapPath, ...bwrapArgs(plan), '--', ...inner];
-    if (!this.o.prlimitPath) return { command: bwrap[0], args: bwrap.slice(1) };
-    return { command: this.o.prlimitPath, args: [...prlimitArgs(), '--', ...bwrap] };
+    const limited = this.o.prlimitPath ? [this.o.prlimitPath, ...prlimitArgs(), '--'] : [];
+    // --die-with-parent has a window: bwrap's pid 1 binds itself to its parent only after the
+    // command started, and a SIGKILL of NanoBench in that window (seen on a loaded machine)
+    // leaves the whole sandbox running. Our own pid namespace around bwrap closes it.
+    const contain = detectContainment().prefix;
+    const argv = [...tagPrefix(this.tag, this.runId), ...limited, ...contain, ...bwrap];
+    return { command: argv[0], args: argv.slice(1) };
   }
 
   close(): Promise<SessionReport> {
@@ -166,6 +173,8 @@ class BwrapSession implements SandboxSession {
         endpointConnections: this.bridge?.server.connections() ?? 0,
         limits: this.o.prlimitPath ? prlimitArgs() : [],
         readOnly: [...this.given],
+        // bwrap's pid namespace, inside ours (see wrap()).
+        containment: 'pid-namespace' as const,
       };
     })();
     return this.closing;
@@ -189,14 +198,14 @@ export function bwrapDriver(o: BwrapOptions): SandboxDriver {
         trap: '',
         emptyFile,
       };
-      if (!s.endpoint) return new BwrapSession(s.tag, o, dir, plan);
+      if (!s.endpoint) return new BwrapSession(s.tag, s.runId, o, dir, plan);
       try {
         const target = loopbackTarget(s.endpoint.baseUrl);
         const runDir = join(dir, 'run');
         mkdirSync(runDir);
         writeFileSync(join(runDir, 'bridge.mjs'), FORWARDER_SOURCE);
         const server = await startHostBridge(join(runDir, 'endpoint.sock'), target);
-        return new BwrapSession(s.tag, o, dir, { ...plan, runDir }, { ...target, server });
+        return new BwrapSession(s.tag, s.runId, o, dir, { ...plan, runDir }, { ...target, server });
       } catch (e) {
         rmSync(dir, { recursive: true, force: true });
         throw e;

@@ -1,6 +1,7 @@
 // Choosing the sandbox for a run: `bwrap` must work or the run does not start; `auto` takes
-// bwrap when a real sandboxed command succeeds on this machine, else none (with a warning).
-import { execFileSync } from 'node:child_process';
+// bwrap when a real sandboxed command succeeds on this machine, else (not for an LLM agent) what
+// `none` gives. `none` is `none-as-nobody` when we are root and it works here, else plain none;
+// both warn, and the warning names what the agents can still reach.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,21 +9,16 @@ import { join } from 'node:path';
 import { UserError } from '../../util/errors.js';
 import { run } from '../../util/process.js';
 import { type BwrapOptions, bwrapDriver } from './bwrap.js';
+import { detectContainment, which } from './contain.js';
 import { findPrlimit } from './limits.js';
+import { NOBODY_WARNING, nobodyDriver } from './nobody.js';
 import { NONE_WARNING, noneDriver } from './none.js';
 import type { SandboxDriver, SandboxMode } from './types.js';
 
+export { NOBODY_WARNING } from './nobody.js';
 export { NONE_WARNING } from './none.js';
 export type { SandboxDriver, SandboxKind, SandboxMode } from './types.js';
 export { SANDBOX_MODES } from './types.js';
-
-function which(name: string): string | null {
-  try {
-    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
-}
 
 /** Runs `sh -c 'echo ok'` through a real session; resolves to why it failed, or undefined. */
 export async function probe(driver: SandboxDriver): Promise<string | undefined> {
@@ -48,13 +44,45 @@ export async function probe(driver: SandboxDriver): Promise<string | undefined> 
 export interface SelectOptions extends Omit<BwrapOptions, 'bwrapPath' | 'prlimitPath'> {
   /** Where the warning for `none` goes (stderr of the CLI). */
   warn?: (line: string) => void;
+  /**
+   * The agent talks to a model (Nanocoder): `auto` never falls back to no sandbox for it, the
+   * user has to ask for `--sandbox none`. Control (oracle, nop) and command agents may fall back.
+   */
+  llmAgent?: boolean;
+}
+
+/**
+ * No bwrap: as root, `none-as-nobody` when it works here, else plain `none`; the warning says
+ * which and why. `why` prefixes the warning and the note (auto's reason for falling back).
+ */
+async function withoutBwrap(o: SelectOptions, why?: string): Promise<SandboxDriver> {
+  const prefix = why ? `--sandbox auto: bwrap unusable (${why}); ` : '';
+  const note = why ? `auto: bwrap unusable (${why})` : 'requested with --sandbox none';
+  let notNobody: string | undefined;
+  if (process.getuid?.() === 0) {
+    try {
+      const driver = nobodyDriver({ ...o, prlimitPath: findPrlimit() });
+      notNobody = await probe(driver);
+      if (!notNobody) {
+        o.warn?.(`WARNING: ${prefix}${NOBODY_WARNING}`);
+        return { ...driver, note };
+      }
+    } catch (e) {
+      notNobody = (e as Error).message;
+    }
+  }
+  const c = detectContainment();
+  const weaker = [
+    notNobody && `running as root, yet agents cannot run as nobody here (${notNobody})`,
+    c.containment !== 'pid-namespace' &&
+      `agents' processes ${c.containment === 'pdeathsig' ? 'die with NanoBench but their children may not' : 'may outlive NanoBench'} (${c.why}); killRunLeftovers finds them by NANOBENCH_RUN_ID`,
+  ].filter(Boolean);
+  o.warn?.(`WARNING: ${prefix}${NONE_WARNING}${weaker.map((w) => `; ${w}`).join('')}`);
+  return noneDriver([note, ...weaker].join('; '), c);
 }
 
 export async function selectSandbox(mode: SandboxMode, o: SelectOptions): Promise<SandboxDriver> {
-  if (mode === 'none') {
-    o.warn?.(`WARNING: ${NONE_WARNING}`);
-    return noneDriver('requested with --sandbox none');
-  }
+  if (mode === 'none') return withoutBwrap(o);
   const bwrapPath = which('bwrap');
   let why: string | undefined = 'bwrap (bubblewrap) is not installed';
   let driver: SandboxDriver | undefined;
@@ -68,6 +96,10 @@ export async function selectSandbox(mode: SandboxMode, o: SelectOptions): Promis
       'NO_SANDBOX',
       `--sandbox bwrap: ${why}; install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces, or pass --sandbox none`,
     );
-  o.warn?.(`WARNING: --sandbox auto: bwrap unusable (${why}); ${NONE_WARNING}`);
-  return noneDriver(`auto: bwrap unusable (${why})`);
+  if (o.llmAgent)
+    throw new UserError(
+      'NO_SANDBOX',
+      `--sandbox auto: bwrap unusable (${why}); an LLM agent does not run without a sandbox unless asked: fix bwrap or pass --sandbox none explicitly`,
+    );
+  return withoutBwrap(o, why);
 }

@@ -4,7 +4,21 @@ import type { AgentSandbox } from '../../agent/types.js';
 
 export const SANDBOX_MODES = ['auto', 'bwrap', 'none'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
-export type SandboxKind = Exclude<SandboxMode, 'auto'>;
+/**
+ * The isolation a session really had. `none-as-nobody` is what `none` becomes when NanoBench runs
+ * as root: no network isolation, but the agent runs as `nobody` and sees only the toolchain and
+ * its own directories (src/workspace/sandbox/nobody.ts).
+ */
+export const SANDBOX_KINDS = ['bwrap', 'none-as-nobody', 'none'] as const;
+export type SandboxKind = (typeof SANDBOX_KINDS)[number];
+
+/**
+ * What makes a session's processes die with NanoBench, even when it is killed with SIGKILL:
+ * `pid-namespace` (they all die with the namespace's init), `pdeathsig` (only the launched
+ * command dies with us; its descendants wait for killRunLeftovers), `tag-sweep` (nothing
+ * automatic: only the environment tags let killRunLeftovers find them).
+ */
+export type Containment = 'pid-namespace' | 'pdeathsig' | 'tag-sweep';
 
 export interface SessionOptions {
   /** Seen read-write at its real path; the working directory of everything wrapped. */
@@ -17,6 +31,8 @@ export interface SessionOptions {
   endpoint?: { baseUrl: string };
   /** Environment tag every process of the session inherits (see agent/process-group.ts). */
   tag: string;
+  /** The run's id, set in every process's environment too (killRunLeftovers finds them by it). */
+  runId?: string;
 }
 
 /** What a session saw, for the integrity audit. */
@@ -30,6 +46,8 @@ export interface SessionReport {
   limits: string[];
   /** The extra read-only paths wrap() was given (the agent's own runtime, package or script). */
   readOnly: string[];
+  /** How the session's processes were kept from outliving NanoBench. */
+  containment: Containment;
 }
 
 export interface SandboxSession extends AgentSandbox {
