@@ -19,7 +19,11 @@ export async function endLeftovers(paths: RunPaths, runId: string): Promise<stri
       dirs++;
     }
   }
-  return dirs
-    ? `removed ${dirs} workspace/scratch director${dirs === 1 ? 'y' : 'ies'} left by an earlier execution of run ${runId}`
+  const said = [
+    ...(killed.length ? [`ended ${killed.length} process(es)`] : []),
+    ...(dirs ? [`removed ${dirs} workspace/scratch director${dirs === 1 ? 'y' : 'ies'}`] : []),
+  ];
+  return said.length
+    ? `${said.join(' and ')} left by an earlier execution of run ${runId}`
     : undefined;
 }
