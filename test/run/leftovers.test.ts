@@ -1,0 +1,47 @@
+// Issue 12: "run --resume reuses the same workspace path and does not see the leftover process;
+// the leftover wrote the fix after the resumed agent had done nothing, and the trial was stored
+// as pass 1.00." Executions never share a workspace, and a resume removes what earlier ones left.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { endLeftovers } from '../../src/run/leftovers.js';
+import { RunPaths } from '../../src/run/paths.js';
+import { tempDir } from '../helpers/cli.js';
+
+describe('executions of a run', () => {
+  it('never share a workspace or scratch directory', () => {
+    const db = join(tempDir('nb-exec-'), 'r.sqlite');
+    const first = new RunPaths(db);
+    const resumed = new RunPaths(db);
+    expect(resumed.workspace('run1', 'task|a|m|hinted|1')).not.toBe(
+      first.workspace('run1', 'task|a|m|hinted|1'),
+    );
+    expect(resumed.scratch('run1', 'k')).not.toBe(first.scratch('run1', 'k'));
+    // Artifacts are the trial's, whichever execution produced them.
+    expect(resumed.artifacts('run1', 'k')).toBe(first.artifacts('run1', 'k'));
+  });
+
+  it("a resume removes the earlier executions' directories of that run only", async () => {
+    const db = join(tempDir('nb-exec-'), 'r.sqlite');
+    const killed = new RunPaths(db);
+    const other = new RunPaths(db);
+    for (const dir of [
+      killed.workspace('run1', 'k'),
+      killed.scratch('run1', 'k'),
+      other.workspace('run2', 'k'),
+    ]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'fix.js'), 'late write by a leftover agent');
+    }
+    const resumed = new RunPaths(db);
+    mkdirSync(resumed.workspace('run1', 'k'), { recursive: true });
+    const said = await endLeftovers(resumed, 'run1');
+    expect(said).toMatch(
+      /removed 2 workspace\/scratch directories left by an earlier execution of run run1/,
+    );
+    expect(existsSync(killed.workspace('run1', 'k'))).toBe(false);
+    expect(existsSync(killed.scratch('run1', 'k'))).toBe(false);
+    expect(existsSync(resumed.workspace('run1', 'k'))).toBe(true);
+    expect(existsSync(other.workspace('run2', 'k'))).toBe(true);
+  });
+});
