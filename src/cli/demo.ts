@@ -54,6 +54,8 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
           onPlan: (run, pending) => progress.plan(pending, run.plan_size, run.id),
           onStart: (s) => progress.start(s),
           onProgress: (e) => progress.progress(e),
+          // Warnings (no sandbox, leftovers) reach the user here as they do in run.
+          log: (line) => io.stderr.write(`nanobench: ${line}\n`),
         });
         progress.end();
         const cells = providerMatrix(result.trials);

@@ -11,16 +11,11 @@ import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Job, Worker } from 'bullmq';
-import { createAgent } from '../agent/index.js';
-import type { Agent } from '../agent/types.js';
-import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
-import { isLlmAgent, type RunConfig } from '../run/config.js';
+import type { RunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
 import { runTrial } from '../run/trial.js';
+import { type RunWiring, wireRun } from '../run/wiring.js';
 import type { TrialRecord } from '../store/store.js';
-import { PACKAGE_ROOT } from '../util/package-root.js';
-import { selectSandbox } from '../workspace/sandbox/select.js';
-import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import { packArtifacts } from './artifacts.js';
 import { connectionFor } from './connection.js';
 import { probeRedis } from './probe.js';
@@ -50,11 +45,7 @@ export interface WorkerHandle {
   readonly name: string;
 }
 
-interface RunContext {
-  agent: Agent;
-  endpoints: Endpoints;
-  sandbox: SandboxDriver;
-}
+type RunContext = RunWiring;
 
 export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const name = `${hostname()}:${process.pid}`;
@@ -71,17 +62,11 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     const key = createHash('sha256').update(JSON.stringify(config)).digest('hex');
     let ctx = contexts.get(key);
     if (!ctx) {
-      ctx = (async () => {
-        const agent = await createAgent(config);
-        const llm = config.models.some((m) => m.provider !== 'none');
-        // This machine's sandbox, chosen by the run's --sandbox (bwrap must work here too).
-        const sandbox = await selectSandbox(config.sandbox ?? 'auto', {
-          protectedPaths: [PACKAGE_ROOT, workDir, ...config.datasets],
-          warn: o.log,
-          llmAgent: isLlmAgent(config.agent),
-        });
-        return { agent, endpoints: await startEndpoints(config, llm), sandbox };
-      })();
+      // This machine's sandbox, chosen by the run's --sandbox (bwrap must work here too).
+      ctx = wireRun(config, {
+        log: o.log,
+        protectedPaths: [workDir, paths.root, paths.cacheDir, ...config.datasets],
+      });
       ctx.catch(() => contexts.delete(key)); // a broken build may be fixed; try again next job
       contexts.set(key, ctx);
     }

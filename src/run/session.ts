@@ -3,16 +3,13 @@
 import { realpathSync } from 'node:fs';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
-import { startEndpoints } from '../provider/endpoints.js';
 import { newRunId } from '../store/run-id.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import { UserError } from '../util/errors.js';
-import { PACKAGE_ROOT } from '../util/package-root.js';
 import { redactUrl } from '../util/redact-url.js';
 import { resolveTasks } from '../workspace/resolve-tasks.js';
-import { selectSandbox } from '../workspace/sandbox/select.js';
-import { isLlmAgent, type RunConfig } from './config.js';
+import type { RunConfig } from './config.js';
 import { acquireRunLease, type LeaseHandle } from './lease.js';
 import { endLeftovers } from './leftovers.js';
 import type { RunPaths } from './paths.js';
@@ -20,6 +17,7 @@ import { planTrials, runsForTier, type TrialSpec } from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
 import { taskMetaSnapshot } from './task-meta.js';
+import { type RunWiring, wireRun } from './wiring.js';
 
 export interface SessionHooks {
   onPlan?: (run: RunRecord, pending: number) => void;
@@ -161,27 +159,22 @@ export async function runSession(
       hooks.log?.(`grading the rest of the run on the changed task(s) ${changed.join(', ')}`);
     // Held from here on: nothing below may touch what another holder could be using.
     lease = acquireRunLease(store, resume.run.id, leaseHooks);
-    const swept = await endLeftovers(paths, resume.run.id);
-    if (swept) hooks.log?.(swept);
   }
-  // Everything that can fail on bad input happens before the run is recorded.
-  const sandbox = await selectSandbox(config.sandbox ?? 'auto', {
-    protectedPaths: [
-      PACKAGE_ROOT,
-      paths.root,
-      paths.cacheDir,
-      ...new Set(tasks.map((t) => t.datasetDir)),
-    ],
-    warn: hooks.log,
-    llmAgent: isLlmAgent(config.agent),
-  });
-  const endpoints = await startEndpoints(
-    config,
-    config.models.some((m) => m.provider !== 'none'),
-    plan,
-  );
+  let wiring: RunWiring | undefined;
   let executor: TrialExecutor | undefined;
   try {
+    if (resume) {
+      const swept = await endLeftovers(paths, resume.run.id);
+      if (swept) hooks.log?.(swept);
+    }
+    // Everything that can fail on bad input happens before the run is recorded.
+    wiring = await wireRun(config, {
+      agent,
+      plan,
+      log: hooks.log,
+      protectedPaths: [paths.root, paths.cacheDir, ...new Set(tasks.map((t) => t.datasetDir))],
+    });
+    const { sandbox, endpoints } = wiring;
     const run: RunRecord = resumeRun ?? {
       id: newRunId(),
       created_at: new Date().toISOString(),
@@ -241,6 +234,6 @@ export async function runSession(
   } finally {
     lease?.release();
     await executor?.close?.();
-    await endpoints.close();
+    await wiring?.endpoints.close();
   }
 }

@@ -2,6 +2,7 @@
 // running or storing any trial twice.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/store.js';
 import { nanobenchAsync, runJson, tempDir } from '../helpers/cli.js';
 import { storedTrialRows } from '../helpers/db.js';
 
@@ -46,6 +47,8 @@ describe('kill and resume', () => {
 
   it('says clearly when there is nothing to resume', () => {
     const db = join(tempDir(), 'r.sqlite');
+    expect(() => runJson(['run', '--resume', '--db', db])).toThrow(/no such results database/);
+    Store.open(db).close(); // a results database without an unfinished run
     expect(() => runJson(['run', '--resume', '--db', db])).toThrow(/no unfinished run to resume/);
   });
 });

@@ -1,0 +1,41 @@
+// What a run needs around its trials, built in one place for local runs, queue workers and the
+// demo: the agent (and the facts recorded about it), the sandbox this machine gives it, and the
+// model endpoints (the provider proxy). The sandbox hides NanoBench's own files from agents; the
+// list of what it hides is written here once.
+import { createAgent } from '../agent/index.js';
+import type { Agent } from '../agent/types.js';
+import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
+import { PACKAGE_ROOT } from '../util/package-root.js';
+import { selectSandbox } from '../workspace/sandbox/select.js';
+import type { SandboxDriver } from '../workspace/sandbox/types.js';
+import { isLlmAgent, type RunConfig } from './config.js';
+import type { TrialSpec } from './plan.js';
+
+export interface RunWiring {
+  agent: Agent;
+  sandbox: SandboxDriver;
+  endpoints: Endpoints;
+}
+
+export interface WiringOptions {
+  /** Directories agents must never see: the results root, caches, datasets (NanoBench's package is added). */
+  protectedPaths: string[];
+  /** The trials to serve (a replay checks it has a cassette for each before anything runs). */
+  plan?: TrialSpec[];
+  /** Warnings (e.g. running without a sandbox), for stderr. */
+  log?: (line: string) => void;
+  /** Use this agent instead of building one from the config (tests). */
+  agent?: Agent;
+}
+
+export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunWiring> {
+  const agent = o.agent ?? (await createAgent(config));
+  const sandbox = await selectSandbox(config.sandbox ?? 'auto', {
+    protectedPaths: [...new Set([PACKAGE_ROOT, ...o.protectedPaths])],
+    warn: o.log,
+    llmAgent: isLlmAgent(config.agent),
+  });
+  const llm = config.models.some((m) => m.provider !== 'none');
+  const endpoints = await startEndpoints(config, llm, o.plan);
+  return { agent, sandbox, endpoints };
+}
