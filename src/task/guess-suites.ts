@@ -76,9 +76,42 @@ function major(version: string | undefined): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-function jsInstall(repo: RepoView, dir: string, pkg: Record<string, unknown>): string | null {
-  const deps = { ...(pkg.dependencies as object), ...(pkg.devDependencies as object) };
+const LOCK_FILES = ['pnpm-lock.yaml', 'yarn.lock', 'package-lock.json', 'npm-shrinkwrap.json'];
+
+const parsePkg = (text: string | undefined): Record<string, unknown> => {
+  try {
+    return JSON.parse(text ?? '{}');
+  } catch {
+    return {};
+  }
+};
+
+/**
+ * The install command for the package in `dir`, and where it runs. A package of a monorepo
+ * without a lock file of its own is installed from the root, where the workspace's lock file is
+ * (a package whose dependencies are all hoisted declares none itself).
+ */
+function jsInstall(
+  repo: RepoView,
+  dir: string,
+  own: Record<string, unknown>,
+): { command: string; dir: string } | null {
+  const ownLock = LOCK_FILES.some((f) => repo.files.has(rel(dir, f)));
+  const fromRoot = dir !== '' && !ownLock && LOCK_FILES.some((f) => repo.files.has(f));
+  const where = fromRoot ? '' : dir;
+  const pkg = fromRoot ? parsePkg(repo.read('package.json')) : own;
+  const deps = {
+    ...(pkg.dependencies as object),
+    ...(pkg.devDependencies as object),
+    ...(own.dependencies as object),
+    ...(own.devDependencies as object),
+  };
   if (Object.keys(deps).length === 0) return null;
+  const command = installCommand(repo, where, pkg);
+  return { command, dir: where };
+}
+
+function installCommand(repo: RepoView, dir: string, pkg: Record<string, unknown>): string {
   const pm = typeof pkg.packageManager === 'string' ? pkg.packageManager.split('+')[0] : '';
   const has = (f: string) => repo.files.has(rel(dir, f)) || repo.files.has(f);
   if (pm.startsWith('pnpm@') || has('pnpm-lock.yaml')) {
@@ -104,7 +137,7 @@ function jsSuite(
   testFiles: string[],
   notes: string[],
   narrow: boolean,
-): { suite: Omit<GuessedSuite, 'name'>; install: string | null } {
+): { suite: Omit<GuessedSuite, 'name'>; install: { command: string; dir: string } | null } {
   const pkgText = repo.read(rel(dir, 'package.json')) ?? '{}';
   let pkg: Record<string, unknown> = {};
   try {
@@ -326,7 +359,11 @@ export function guessSuites(
       Boolean(o.narrow),
     );
     add(name('js', dir, i), g.suite);
-    if (g.install) installs.push(dir ? `(${inDir(dir, g.install)})` : g.install);
+    const inst = g.install;
+    if (inst) {
+      const step = inst.dir ? `(${inDir(inst.dir, inst.command)})` : inst.command;
+      if (!installs.includes(step)) installs.push(step); // packages of one workspace share it
+    }
   });
   pySuites(repo, py, notes, Boolean(o.narrow)).forEach((g, i) => {
     add(name('py', g.dir, i), g.suite);

@@ -13,7 +13,17 @@ import { diffPaths, patchDigest } from './patches.js';
 import { placeholder } from './placeholders.js';
 import { isTestPath, languageOf, languagesOf } from './test-paths.js';
 
-/** Release notes never belong to a fix: changelogs and changeset entries. */
+/**
+ * Paths that never belong to a fix: changelogs and changeset entries, and the instructions a
+ * repository keeps for coding agents (AGENTS.md, CLAUDE.md, .cursor/ rules), which a PR may
+ * touch in passing and which would tell the agent under test about the change.
+ */
+function isNeverAFix(path: string): boolean {
+  if (/^(AGENTS|CLAUDE|GEMINI)\.md$|^\.(cursor|claude|windsurf)\//i.test(path)) return true;
+  return isReleaseNote(path);
+}
+
+/** Release notes: changelogs and changeset entries. */
 function isReleaseNote(path: string): boolean {
   const name = path.split('/').pop() ?? '';
   return (
@@ -164,7 +174,7 @@ export function importFrom(gitDir: string, location: string, o: ImportOptions): 
   const changed = git(gitDir, ['diff', '--name-only', '-z', '--no-renames', base, sha])
     .split('\0')
     .filter(Boolean);
-  const excluded = [...new Set([...(o.exclude ?? []), ...changed.filter(isReleaseNote)])];
+  const excluded = [...new Set([...(o.exclude ?? []), ...changed.filter(isNeverAFix)])];
   const notChanged = (o.exclude ?? []).filter((p) => !changed.includes(p));
   if (notChanged.length)
     throw new UserError(

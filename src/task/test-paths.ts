@@ -4,7 +4,15 @@
 // ecosystems; a curator can always move a file by editing the task by hand.
 
 /** Directory names whose whole contents are tests (fixtures and helpers included). */
-const TEST_DIRS = new Set(['test', 'tests', '__tests__', '__snapshots__', 'spec']);
+const TEST_DIRS = new Set([
+  'test',
+  'tests',
+  '__tests__',
+  '__snapshots__',
+  '__fixtures__',
+  '__mocks__',
+  'spec',
+]);
 
 /** Test runner configuration: test infrastructure, restored by the verifier like the tests. */
 const TEST_CONFIG = [

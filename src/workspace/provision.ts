@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Task } from '../task/schema.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV, git } from '../util/git.js';
@@ -84,22 +84,25 @@ function buildSnapshot(dir: string, sourceClone: string, task: Task): { shallow?
   return shallow ? { shallow } : {};
 }
 
-async function runInstall(dir: string, task: Task): Promise<void> {
+async function runInstall(dir: string, task: Task, failedLog: string): Promise<void> {
   if (!task.install_command) return;
   const r = await runShell(task.install_command, {
     cwd: join(dir, 'ws'),
     timeoutMs: task.timeouts.verifier_sec * 1000 * 4,
   });
-  writeFileSync(
-    join(dir, 'install.log'),
-    `$ ${task.install_command}\nexit ${r.exitCode}\n${r.stdout}\n${r.stderr}`,
-  );
-  if (r.exitCode !== 0)
+  const log = `$ ${task.install_command}\nexit ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+  writeFileSync(join(dir, 'install.log'), log);
+  if (r.exitCode !== 0) {
+    // The half-built environment is discarded; its log is kept, or the cause would go with it
+    // (npm's own logs rotate away).
+    mkdirSync(join(failedLog, '..'), { recursive: true });
+    writeFileSync(failedLog, log);
     throw new InfraError(
       'install',
-      `install command failed for ${task.task_id} (exit ${r.exitCode}${r.timedOut ? ', timed out' : ''}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+      `install command failed for ${task.task_id} (exit ${r.exitCode}${r.timedOut ? ', timed out' : ''}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}; the whole output is in ${failedLog}`,
       r.timedOut ? 'install_timeout' : 'install_failed',
     );
+  }
 }
 
 /** Snapshot of the tree as it is on disk (tracked + untracked, minus ignored), without touching HEAD or the index. */
@@ -139,7 +142,7 @@ export async function ensureSnapshot(
   mkdirSync(tmp, { recursive: true });
   try {
     const history = buildSnapshot(tmp, sourceClone, task);
-    await runInstall(tmp, task);
+    await runInstall(tmp, task, join(cacheDir, 'envs', 'failed', `${basename(dir)}.log`));
     const baselineTree = snapshotTree(join(tmp, 'ws'));
     const meta = {
       baselineTree,

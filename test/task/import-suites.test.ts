@@ -273,3 +273,22 @@ describe('guessSuites: what real PRs change (issue 11)', () => {
     expect(g.suites[0].language).toBe('javascript');
   });
 });
+
+describe('guessSuites: monorepos', () => {
+  it('a package without a lock file of its own installs from the workspace root', () => {
+    const g = guessSuites(
+      repo({
+        'package.json': {
+          name: 'root',
+          devDependencies: { vitest: '3' },
+          packageManager: 'pnpm@10.1.0',
+        },
+        'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
+        'packages/zod/package.json': pkg('vitest run'),
+      }),
+      ['packages/zod/src/tests/a.test.ts'],
+    );
+    expect(g.install_command).toBe('npx --yes pnpm@10.1.0 install --frozen-lockfile');
+    expect(g.suites[0].command).toMatch(/^cd packages\/zod && npx vitest run/);
+  });
+});
