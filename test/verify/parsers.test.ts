@@ -20,7 +20,7 @@ function fixture(dir: string): RawSuiteOutput {
   return raw;
 }
 
-function run(format: ResultFormat, dir = format): { r: ParseResult; raw: RawSuiteOutput } {
+function run(format: ResultFormat, dir: string = format): { r: ParseResult; raw: RawSuiteOutput } {
   const raw = fixture(dir);
   return { r: parseSuite(format, raw), raw };
 }
