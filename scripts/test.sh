@@ -37,8 +37,9 @@ if [ -n "$missing" ]; then
     { apt-get update -q && apt-get install -y -q --no-install-recommends $packages; } >&2 ||
       { say "apt-get could not install $packages"; exit 1; }
   else
+    sudo=$(is_root || echo 'sudo ')
     while IFS=: read -r pkg why; do
-      say "missing $pkg ($why): sudo apt-get install -y $pkg"
+      say "missing $pkg ($why): ${sudo}apt-get install -y $pkg"
     done <<<"$missing"
     exit 1
   fi
