@@ -16,7 +16,9 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: install the Debian package "chromium" (npm test does)`);
+    throw new Error(
+      `${CHROMIUM} is missing: install the Debian package "chromium" (npm test does)`,
+    );
   runJson([
     'run',
     'examples',
