@@ -15,10 +15,10 @@ is_root() { [ "$(id -u)" = 0 ]; }
 #   chromium        the HTML report opened in a browser (test/e2e/html-report)
 #   bubblewrap      the agent sandbox (--sandbox bwrap: test/sandbox, test/e2e/adversarial)
 #   python3-pytest  a pytest variant of an example task (test/e2e/adversarial)
-# No npm package stands in for these here: the npm Redis servers wrap the system's redis-server
-# or download Redis's sources to build (only npm and Debian are reachable), the npm Chromium builds either download the
-# browser at install time (playwright, puppeteer) or are made for AWS Lambda and unpack their
-# libraries only there (@sparticuz/chromium), and bwrap and pytest have none.
+# No npm package stands in for these here: the npm Redis servers wrap the system's redis-server or
+# download Redis's sources to build (only npm and Debian are reachable), the npm Chromium builds
+# either download the browser at install time (playwright, puppeteer) or are made for AWS Lambda and
+# unpack their libraries only there (@sparticuz/chromium), and bwrap and pytest have none.
 find_chromium() {
   if [ -n "${NANOBENCH_TEST_CHROMIUM:-}" ]; then echo "$NANOBENCH_TEST_CHROMIUM"; return; fi
   command -v chromium || command -v chromium-browser || true
