@@ -1,12 +1,15 @@
 // `nanobench demo`: the example dataset through the REAL Nanocoder binary, against the
-// scripted model server (offline, no API key), every scripted model, both modes. Prints the
-// provider matrix.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+// scripted model server (offline, no API key), both modes. Prints the report and writes it as HTML.
+// Quick by default (a first run must finish in a couple of minutes on two cores); --full runs the
+// sampling policy with every scripted model.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_SCRIPTS_DIR } from '../provider/endpoints.js';
-import { markdownSummary } from '../report/markdown.js';
+import { defaultReportInputs } from '../report/inputs.js';
+import { renderMarkdown } from '../report/markdown.js';
 import { providerMatrix } from '../report/matrix.js';
+import { buildReport } from '../report/model.js';
 import { runView } from '../report/trial-view.js';
 import { resolveRunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
@@ -17,36 +20,83 @@ import { type Io, progressPrinter } from './progress.js';
 import { infraOnly } from './run.js';
 
 /** Fixed order: the reader meets the good model first. */
-const DEMO_MODELS = ['competent', 'flaky', 'hallucinator', 'wrong-files', 'context-hog'];
+export const DEMO_MODELS = ['competent', 'flaky', 'hallucinator', 'wrong-files', 'context-hog'];
+
+export interface DemoChoice {
+  models: string[];
+  /** Runs per task; undefined = the tier policy. */
+  runs?: string;
+  /** One line for stderr: what this demo runs and what it leaves out. */
+  says: string;
+}
+
+/**
+ * Quick: one run per task, without `flaky` (with one run it is the competent run: its wrong fixes
+ * come on attempts 2 and 4). Full: the tier policy (5 runs on tiers 3-4) and every model.
+ * --model and --runs override either.
+ */
+export function demoChoice(
+  o: { full?: boolean; runs?: string; model?: string[] },
+  available: string[],
+): DemoChoice {
+  const pick = (ms: string[]) => o.model ?? ms.filter((m) => available.includes(m));
+  if (o.full)
+    return {
+      models: pick(DEMO_MODELS),
+      runs: o.runs,
+      says: 'full demo: the sampling policy (1 run per tier 1-2 task, 5 per tier 3-4 task)',
+    };
+  return {
+    models: pick(DEMO_MODELS.filter((m) => m !== 'flaky')),
+    runs: o.runs ?? '1',
+    says:
+      'quick demo: 1 run per task, without the flaky model (it shows only over repeated runs); ' +
+      'the whole policy with every model: npm run demo -- --full',
+  };
+}
+
+/** How to open a file from this platform's shell. */
+function opener(file: string): string {
+  const q = JSON.stringify(file);
+  if (process.platform === 'darwin') return `open ${q}`;
+  if (process.platform === 'win32') return `start "" ${q}`;
+  return `xdg-open ${q}`;
+}
 
 export function registerDemo(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('demo')
     .description(
-      'run the example dataset through the real Nanocoder against scripted models (offline) and print the provider matrix',
+      'run the example dataset through the real Nanocoder against scripted models (offline); prints the report and writes it as HTML',
     )
+    .option('--full', 'the whole sampling policy (5 runs on tier 3-4 tasks) and every model')
     .option('--db <path>', 'results database', '.nanobench/demo.sqlite')
     .option('--mode <mode>', 'hinted | navigation | both', 'both')
-    .option('--runs <n>', 'runs per task (default: by tier, 1 for tiers 1-2, 5 for tiers 3-4)')
+    .option('--runs <n>', 'runs per task (default: 1; with --full, by tier)')
     .option('--concurrency <k>', 'trials run at once', '2')
-    .option('--model <names...>', `scripted models (default: ${DEMO_MODELS.join(', ')})`)
+    .option(
+      '--model <names...>',
+      `scripted models (default: ${DEMO_MODELS.join(', ')}; without flaky unless --full)`,
+    )
     .option('--json', 'print the run and the matrix as JSON')
     .action(async (o) => {
       const available = readdirSync(DEFAULT_SCRIPTS_DIR)
         .filter((f) => f.endsWith('.json'))
         .map((f) => f.replace(/\.json$/, ''));
-      const models: string[] = o.model ?? DEMO_MODELS.filter((m) => available.includes(m));
+      const choice = demoChoice(o, available);
       const config = resolveRunConfig([join(PACKAGE_ROOT, 'examples')], {
         agent: 'nanocoder',
         provider: 'scripted',
-        model: models,
+        model: choice.models,
         mode: o.mode,
-        runs: o.runs,
+        runs: choice.runs,
         concurrency: o.concurrency,
       });
       io.stderr.write(
-        'nanobench demo: the real Nanocoder binary against the SCRIPTED model server (a deterministic stand-in, not a model)\n',
+        'nanobench demo: the real Nanocoder binary against the SCRIPTED model server (a deterministic stand-in, not a model)\n' +
+          `nanobench demo: ${choice.says}\n`,
       );
+      const html = resolve(`${o.db.replace(/\.sqlite$/, '')}-report.html`);
       const store = Store.open(o.db);
       try {
         const progress = progressPrinter(io);
@@ -58,12 +108,19 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
           log: (line) => io.stderr.write(`nanobench: ${line}\n`),
         });
         progress.end();
-        const cells = providerMatrix(result.trials);
+        // One report, two renderings: the terminal gets markdown, the file HTML.
+        const report = buildReport(result.run, result.trials, defaultReportInputs(result.run));
+        // echarts is loaded only for HTML.
+        const { renderHtml } = await import('../report/html.js');
+        writeFileSync(html, renderHtml(report));
         if (o.json)
           io.stdout.write(
-            `${JSON.stringify({ ...runView(result.run, result.trials), matrix: cells }, null, 2)}\n`,
+            `${JSON.stringify({ ...runView(result.run, result.trials), matrix: providerMatrix(result.trials), html_report: html }, null, 2)}\n`,
           );
-        else io.stdout.write(markdownSummary(result.run, result.trials));
+        else
+          io.stdout.write(
+            `${renderMarkdown(report)}\nHTML report (charts, every table): ${html}\nOpen it: ${opener(html)}\n`,
+          );
         const failed = infraOnly(result.trials);
         if (failed) {
           io.stderr.write(`nanobench: ${failed}\n`);

@@ -75,11 +75,16 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
         },
       );
       const admissible = results.filter((r) => r.admissible).length;
+      // A waiver admits a task below a gate's bar: count them where the verdict is read.
+      const waived = results.filter((r) => r.gates.some((g) => g.details?.waiver)).length;
       if (o.json)
         io.stdout.write(
-          `${JSON.stringify({ admissible, total: results.length, tasks: results }, null, 2)}\n`,
+          `${JSON.stringify({ admissible, waived, total: results.length, tasks: results }, null, 2)}\n`,
         );
-      else io.stdout.write(`${admissible} of ${results.length} task(s) admissible\n`);
+      else
+        io.stdout.write(
+          `${admissible} of ${results.length} task(s) admissible${waived ? `, ${waived} by a recorded waiver (see "waived:")` : ''}\n`,
+        );
       if (admissible < results.length) setExit(1);
     });
 }

@@ -3,7 +3,7 @@
 // maintainer in dataset.json (repos.<owner/name>). The axes are documented in
 // docs/CONTRIBUTING-TASKS.md; change both together.
 
-import { MAINTAINER_AXES, type MaintainerAxis } from '../task/manifest.js';
+import { MAINTAINER_AXES, type MaintainerAxis, type RepoRecord } from '../task/manifest.js';
 import { isTestPath, languageOf } from '../task/test-paths.js';
 import { git } from '../util/git.js';
 import type { GateContext } from './context.js';
@@ -125,10 +125,18 @@ export function repoFacts(clone: string, base: string): RepoFacts {
   };
 }
 
-export async function repoScoreGate(ctx: GateContext): Promise<GateOutcome> {
-  const t = ctx.task;
-  const facts = repoFacts(await ctx.clone(), t.base_commit);
-  const recorded = ctx.manifest?.repos[t.repo];
+/**
+ * The verdict on a repository's computed axes and what the maintainer recorded for it. Below the
+ * required score, a recorded waiver passes the gate, and the reason starts with "waived:" so the
+ * waiver is seen wherever the gate is.
+ */
+export function repoScoreOutcome(
+  repo: string,
+  computed: AxisScore[],
+  recorded: RepoRecord | undefined,
+  manifestFile: string,
+  facts?: RepoFacts,
+): GateOutcome {
   const missing: MaintainerAxis[] = [];
   const maintainer: AxisScore[] = (Object.keys(MAINTAINER_AXES) as MaintainerAxis[]).map((axis) => {
     const v = recorded?.[axis];
@@ -141,18 +149,35 @@ export async function repoScoreGate(ctx: GateContext): Promise<GateOutcome> {
       why: v === undefined ? 'not recorded' : (recorded?.note ?? 'recorded by the maintainer'),
     };
   });
-  const axes = [...computedAxes(facts), ...maintainer];
+  const axes = [...computed, ...maintainer];
   const total = axes.reduce((n, a) => n + a.points, 0);
   const summary = axes.map((a) => `${a.axis} ${a.points}/${a.max}`).join(', ');
   const details = { total, axes, facts };
-  if (total >= REPO_SCORE_REQUIRED)
-    return pass(`${t.repo} scores ${total}/${REPO_SCORE_MAX} (${summary})`, details);
+  const score = `${repo} scores ${total}/${REPO_SCORE_MAX}`;
+  if (total >= REPO_SCORE_REQUIRED) return pass(`${score} (${summary})`, details);
+  if (recorded?.waiver)
+    return pass(
+      `waived: ${recorded.waiver} (${score}, below the required ${REPO_SCORE_REQUIRED}: ${summary})`,
+      { ...details, waiver: recorded.waiver },
+    );
   const record = missing.length
-    ? `the maintainer axes ${missing.join(', ')} are not recorded: add them under repos["${t.repo}"] in ${ctx.datasetDir}/dataset.json. If the score stays below ${REPO_SCORE_REQUIRED}, the`
+    ? `the maintainer axes ${missing.join(', ')} are not recorded: add them under repos["${repo}"] in ${manifestFile}. If the score stays below ${REPO_SCORE_REQUIRED}, the`
     : 'The';
   return fail(
-    `${t.repo} scores ${total}/${REPO_SCORE_MAX}, below the required ${REPO_SCORE_REQUIRED} (${summary})`,
+    `${score}, below the required ${REPO_SCORE_REQUIRED} (${summary})`,
     `${record} repository is too small, too young or too thinly tested for the benchmark: take tasks from one that scores at least ${REPO_SCORE_REQUIRED} (axes: docs/CONTRIBUTING-TASKS.md)`,
     details,
+  );
+}
+
+export async function repoScoreGate(ctx: GateContext): Promise<GateOutcome> {
+  const t = ctx.task;
+  const facts = repoFacts(await ctx.clone(), t.base_commit);
+  return repoScoreOutcome(
+    t.repo,
+    computedAxes(facts),
+    ctx.manifest?.repos[t.repo],
+    `${ctx.datasetDir}/dataset.json`,
+    facts,
   );
 }

@@ -22,8 +22,16 @@ export const RepoRecordSchema = z
     maintenance: points(MAINTAINER_AXES.maintenance).optional(),
     architecture: points(MAINTAINER_AXES.architecture).optional(),
     note: z.string().optional().describe('why: the maintainer reasoning, for the record'),
+    waiver: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'why this repository is admitted below the required score (e.g. a fixture repository); the gate passes and says so',
+      ),
   })
   .strict();
+export type RepoRecord = z.infer<typeof RepoRecordSchema>;
 
 export const ManifestSchema = z
   .object({

@@ -1,10 +1,11 @@
 // Shared by the Nanocoder e2e and fixture-capture tests: a temp git repo and an AgentContext.
+
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AgentContext } from '../../src/agent/types.js';
-import type { Task } from '../../src/task/schema.js';
+import type { ResolvedTask } from '../../src/task/patches.js';
 
 export interface TempTrial {
   root: string;
@@ -40,7 +41,7 @@ export function trialContext(
   t: TempTrial,
   over: Partial<AgentContext> & Pick<AgentContext, 'model' | 'endpoint'>,
 ): AgentContext {
-  const task = { task_id: 'demo-1' } as unknown as Task;
+  const task = { task_id: 'demo-1' } as unknown as ResolvedTask;
   return {
     task,
     mode: 'hinted',

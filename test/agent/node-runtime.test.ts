@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +18,9 @@ describe('resolveNodeRuntime', () => {
   it('falls back from an old node on PATH to the packaged Node 22', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'nb-node-'));
     try {
-      symlinkSync(process.execPath, path.join(dir, 'node')); // the Node 20 running the tests
+      // A Node 20 whatever node runs the tests (the Node 20 of old was process.execPath, which
+      // made this test fail on Node >= 22.19): it only has to answer --version.
+      writeFileSync(path.join(dir, 'node'), '#!/bin/sh\necho v20.11.1\n', { mode: 0o755 });
       const rt = await resolveNodeRuntime({ env: { PATH: dir } });
       expect(rt.source).toBe('package');
       expect(isSupportedNode(rt.version)).toBe(true);
@@ -28,7 +30,7 @@ describe('resolveNodeRuntime', () => {
       await expect(
         resolveNodeRuntime({ nodePath: path.join(dir, 'node'), env: {} }),
       ).rejects.toThrow(
-        /--node .* is Node 20\.\d+\.\d+; Nanocoder needs >= 22\.19\. .*pass --node \/path\/to\/node22/,
+        /--node .* is Node 20\.11\.1; Nanocoder needs >= 22\.19\. .*pass --node \/path\/to\/node22/,
       );
       await expect(resolveNodeRuntime({ nodePath: '/nonexistent/node', env: {} })).rejects.toThrow(
         /not a runnable node binary/,

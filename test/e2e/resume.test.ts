@@ -1,9 +1,10 @@
 // Issue #2: killing a run mid-way loses no finished trial; --resume finishes the rest without
 // running or storing any trial twice.
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
-import { nanobenchAsync, runJson, tempDir } from '../helpers/cli.js';
+import { AGENTS, nanobenchAsync, runJson, tempDir } from '../helpers/cli.js';
 import { storedTrialRows } from '../helpers/db.js';
 
 type Row = { trial_key: string; started_at: string; score: number };
@@ -13,27 +14,37 @@ describe('kill and resume', () => {
   it('keeps finished trials and completes the plan exactly once', async () => {
     const dir = tempDir();
     const db = join(dir, 'r.sqlite');
-    // A slow agent: each trial takes about a second, ten trials in all.
+    // Ten trials: the first three finish, the next ones wait on the hold file, so the kill below
+    // lands mid-run with exactly three stored, however slow the machine.
+    const hold = join(dir, 'hold');
+    writeFileSync(hold, '');
     const child = nanobenchAsync([
       'run',
       'examples',
       '--agent',
-      'command:sleep 0.7',
+      `command:${join(AGENTS, 'hold-after.sh')} ${dir} 3`,
+      '--sandbox',
+      'none',
       '--mode',
       'both',
       '--runs',
       '1',
+      '--concurrency',
+      '2',
       '--db',
       db,
     ]);
-    const deadline = Date.now() + 60_000;
-    while (storedTrials(db).length < 3 && Date.now() < deadline)
+    const exited = new Promise((r) => child.once('exit', r));
+    // Three stored and both slots held (tickets 4 and 5 taken). The test timeout bounds the wait.
+    while (storedTrials(db).length < 3 || !existsSync(join(dir, 'ticket-5'))) {
+      if (child.exitCode !== null) throw new Error(`the run ended early (${child.exitCode})`);
       await new Promise((r) => setTimeout(r, 100));
+    }
     child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    await exited;
+    rmSync(hold); // the held agents, orphaned by the kill, finish now; resumed trials do not wait
     const before = storedTrials(db);
-    expect(before.length).toBeGreaterThanOrEqual(3);
-    expect(before.length).toBeLessThan(10);
+    expect(before).toHaveLength(3);
 
     const out = runJson(['run', '--resume', '--db', db]);
     expect(out.trials).toHaveLength(10);

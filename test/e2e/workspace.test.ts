@@ -4,17 +4,17 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadDataset } from '../../src/task/load.js';
 import { provision } from '../../src/workspace/provision.js';
 import { resolveSource } from '../../src/workspace/source.js';
 import { EXAMPLES, runJson, tempDir } from '../helpers/cli.js';
+import { loadInline } from '../helpers/tasks.js';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8' });
 
 describe('workspace provisioning', () => {
   it('holds no object, ref, reflog or packed ref past base_commit', async () => {
-    const lt = loadDataset(EXAMPLES).find((t) => t.task.task_id === 'textkit-001')!;
+    const lt = loadInline(EXAMPLES).find((t) => t.task.task_id === 'textkit-001')!;
     const source = resolveSource(lt);
     expect(source.kind).toBe('dataset-mirror');
     // The fix of textkit-001 and the later PR are both in the bundle.

@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadDataset } from '../../src/task/load.js';
+import { buildManifest, canonicalJson, loadManifest } from '../../src/task/manifest.js';
 import type { Task } from '../../src/task/schema.js';
+import { loadInline } from '../helpers/tasks.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const EXAMPLES = join(ROOT, 'examples');
-const tasks = loadDataset(EXAMPLES).map((t) => t.task);
+const tasks = loadInline(EXAMPLES).map((t) => t.task);
 const scratch = mkdtempSync(join(tmpdir(), 'nanobench-examples-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -112,5 +113,23 @@ describe('example dataset', () => {
         expect(r.status, `${t.task_id}: ${r.stderr}`).toBe(0);
       }
     }
+  });
+});
+
+// Issue #13: the examples pass their own CI job (nanobench validate): a manifest with a cutoff the
+// tasks are merged after, and the fixture repositories' low score waived where everyone sees it.
+describe('example dataset manifest', () => {
+  const manifest = loadManifest(EXAMPLES);
+
+  it('is up to date with the task files (else: nanobench dataset manifest examples --version X)', () => {
+    expect(manifest).toBeDefined();
+    expect(canonicalJson(buildManifest(EXAMPLES))).toBe(canonicalJson(manifest));
+  });
+
+  it('has a cutoff every task was merged after, and a fixture-repository waiver per repository', () => {
+    const cutoff = Date.parse(manifest?.cutoff ?? '');
+    for (const t of tasks) expect(Date.parse(t.merged_at), t.task_id).toBeGreaterThan(cutoff);
+    for (const repo of new Set(tasks.map((t) => t.repo)))
+      expect(manifest?.repos[repo]?.waiver, repo).toMatch(/^fixture repository: /);
   });
 });

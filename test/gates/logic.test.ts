@@ -1,9 +1,10 @@
 // Issue 5: the pure decisions inside the gates (lists, flakiness, runtime, repository matrix).
 import { describe, expect, it } from 'vitest';
 import { unstableTests } from '../../src/gates/flakiness.js';
-import { computedAxes, type RepoFacts } from '../../src/gates/repo-score.js';
+import { computedAxes, type RepoFacts, repoScoreOutcome } from '../../src/gates/repo-score.js';
 import { runtimeOutcome } from '../../src/gates/runtime.js';
 import { computeLists } from '../../src/gates/verification.js';
+import { RepoRecordSchema } from '../../src/task/manifest.js';
 import type { TestResult } from '../../src/verify/types.js';
 
 const outcomes = (o: Record<string, TestResult['outcome']>) =>
@@ -95,5 +96,49 @@ describe('repository matrix: computed axes', () => {
       license: false,
     };
     expect(computedAxes(toy).reduce((n, a) => n + a.points, 0)).toBe(2);
+  });
+});
+
+describe('repository matrix: the verdict', () => {
+  const toy = computedAxes({
+    sourceFiles: 5,
+    sourceBytes: 4000,
+    testFiles: 3,
+    sourceDirs: 1,
+    languages: ['javascript'],
+    contributors: 1,
+    commits: 3,
+    license: false,
+    shallow: false,
+  });
+  const big = toy.map((a) => ({ ...a, points: a.max })); // 16 computed points
+  const verdict = (axes: typeof toy, recorded?: object) =>
+    repoScoreOutcome('o/r', axes, RepoRecordSchema.parse(recorded ?? {}), 'ds/dataset.json');
+
+  it('below 12 fails and says which maintainer axes to record', () => {
+    const v = verdict(toy);
+    expect(v.status).toBe('fail');
+    expect(v.reason).toMatch(/^o\/r scores 2\/20, below the required 12/);
+    expect(v.status === 'fail' && v.fix).toMatch(/maintenance, architecture are not recorded/);
+  });
+
+  it('a recorded waiver passes, and the reason says "waived:" first, then the score', () => {
+    const v = verdict(toy, { waiver: 'fixture repository: for the demo' });
+    expect(v.status).toBe('pass');
+    expect(v.reason).toMatch(
+      /^waived: fixture repository: for the demo \(o\/r scores 2\/20, below the required 12: test_suite 1\/3/,
+    );
+    expect(v.details).toMatchObject({ total: 2, waiver: 'fixture repository: for the demo' });
+  });
+
+  it('a repository that scores enough needs no waiver, and a recorded one is not shown', () => {
+    const v = verdict(big, { maintenance: 1, waiver: 'unneeded' });
+    expect(v).toMatchObject({ status: 'pass', details: { total: 17 } });
+    expect(v.reason).toMatch(/^o\/r scores 17\/20 \(/);
+    expect(v.details).not.toHaveProperty('waiver');
+  });
+
+  it('an empty waiver is refused by the manifest schema', () => {
+    expect(RepoRecordSchema.safeParse({ waiver: '' }).success).toBe(false);
   });
 });

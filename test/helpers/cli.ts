@@ -19,11 +19,18 @@ export function tempDir(prefix = 'nb-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** The unit project (npm run test:unit) runs without a build: its tests must not spawn the CLI. */
+export function assertNotUnitTier(what: string): void {
+  if (process.env.NANOBENCH_TEST_TIER === 'unit')
+    throw new Error(`${what}: move this test file to the e2e project (E2E in vitest.config.ts)`);
+}
+
 export function nanobench(
   args: string[],
   /** `as`: an argv prefix the CLI runs under (e.g. setpriv to another user). */
   opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; as?: string[] } = {},
 ): CliResult {
+  assertNotUnitTier('this test runs the built CLI');
   const argv = [...(opts.as ?? []), process.execPath, CLI, ...args];
   const r = spawnSync(argv[0], argv.slice(1), {
     cwd: opts.cwd ?? ROOT,
@@ -38,6 +45,7 @@ export function nanobench(
 
 /** Start the CLI without waiting (for kill-and-resume tests). */
 export function nanobenchAsync(args: string[], opts: { cwd?: string } = {}) {
+  assertNotUnitTier('this test runs the built CLI');
   return spawn(process.execPath, [CLI, ...args], {
     cwd: opts.cwd ?? ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

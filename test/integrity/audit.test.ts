@@ -16,6 +16,7 @@ const clean = {
   session: {
     kind: 'bwrap' as const,
     writesOutside: [],
+    containment: 'pid-namespace' as const,
     endpointConnections: 0,
     limits: [],
     readOnly: [],

@@ -11,9 +11,9 @@ import type { RunConfig } from '../../src/run/config.js';
 import { RunPaths } from '../../src/run/paths.js';
 import { planTrials } from '../../src/run/plan.js';
 import type { TrialRecord } from '../../src/store/store.js';
-import { loadDataset } from '../../src/task/load.js';
 import { UserError } from '../../src/util/errors.js';
 import { EXAMPLES, tempDir } from '../helpers/cli.js';
+import { loadInline } from '../helpers/tasks.js';
 import { startTestRedis, type TestRedis } from './redis.js';
 
 let redis: TestRedis;
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 const plan = planTrials(
-  loadDataset(EXAMPLES),
+  loadInline(EXAMPLES),
   'nop',
   [{ provider: 'none', model: 'none' }],
   ['hinted'],

@@ -7,8 +7,8 @@ import { isRedacted, redactUrl } from '../../src/queue/connection.js';
 import { jobData, jobId } from '../../src/queue/protocol.js';
 import type { RunConfig } from '../../src/run/config.js';
 import { planTrials } from '../../src/run/plan.js';
-import { loadDataset } from '../../src/task/load.js';
 import { EXAMPLES, tempDir } from '../helpers/cli.js';
+import { loadInline } from '../helpers/tasks.js';
 
 describe('queue protocol', () => {
   it('job ids: same run and trial -> same id; anything else -> another', () => {
@@ -21,7 +21,7 @@ describe('queue protocol', () => {
   });
 
   it('a job carries the task and the config, but not the queue URL nor the stored extras', () => {
-    const tasks = loadDataset(EXAMPLES);
+    const tasks = loadInline(EXAMPLES);
     const [spec] = planTrials(tasks, 'oracle', [{ provider: 'none', model: 'none' }], ['hinted']);
     const config = {
       agent: 'oracle',

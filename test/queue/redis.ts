@@ -1,9 +1,10 @@
-// A Redis for the queue tests. NANOBENCH_TEST_REDIS_URL (set by .ci/run) names one; it must answer,
+// A Redis for the queue tests. NANOBENCH_TEST_REDIS_URL (set by `npm test`) names one; it must answer,
 // or the tests fail (never skip). Without it, a private redis-server is started on a free port of
 // 127.0.0.1 and stopped afterwards. Each caller gets its own database number, so test files that
 // share one server never see each other's jobs.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
+import { assertNotUnitTier } from '../helpers/cli.js';
 
 export interface TestRedis {
   url: string;
@@ -53,6 +54,7 @@ function freePort(): Promise<number> {
 }
 
 export async function startTestRedis(db: number): Promise<TestRedis> {
+  assertNotUnitTier('this test needs Redis');
   const given = process.env.NANOBENCH_TEST_REDIS_URL;
   if (given) {
     const url = `${given.replace(/\/\d*$/, '')}/${db}`;

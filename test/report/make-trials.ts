@@ -25,6 +25,8 @@ export function trial(over: Partial<TrialRecord> = {}): TrialRecord {
     exit_kind: 'success',
     timed_out: false,
     error: status === 'error' ? 'provision: clone failed' : null,
+    error_stage: null,
+    error_code: null,
     details: {},
     started_at: '2026-01-01T00:00:00Z',
     finished_at: '2026-01-01T00:00:01Z',

@@ -44,6 +44,7 @@ const spec = (): TrialSpec => ({
 const report: SessionReport = {
   kind: 'none',
   writesOutside: [],
+  containment: 'pid-namespace',
   endpointConnections: 0,
   limits: [],
   readOnly: [],

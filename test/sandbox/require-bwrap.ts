@@ -1,5 +1,6 @@
-// Sandbox tests need a working bubblewrap. Locally they are skipped without one; in CI (CI or
-// NANOBENCH_REQUIRE_BWRAP set, as .ci/run does) a missing or broken bwrap fails loudly instead.
+// Sandbox tests need a working bubblewrap. Skipped without one, unless CI or
+// NANOBENCH_REQUIRE_BWRAP is set (npm test sets it wherever bwrap works, and refuses to run as
+// root or in CI without it): then a missing or broken bwrap fails loudly instead.
 import { execFileSync } from 'node:child_process';
 
 function bwrapWorks(): string | undefined {

@@ -3,11 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { planTrials, runsForTier } from '../../src/run/plan.js';
 import { samplingPolicy, undersampled } from '../../src/stats/sampling.js';
-import type { LoadedTask } from '../../src/task/load.js';
-import { loadDataset } from '../../src/task/load.js';
 import { EXAMPLES } from '../helpers/cli.js';
+import { loadInline } from '../helpers/tasks.js';
 
-const tasks: LoadedTask[] = loadDataset(EXAMPLES);
+const tasks = loadInline(EXAMPLES);
 const tierOf = (id: string) => tasks.find((t) => t.task.task_id === id)!.task.complexity_tier;
 
 describe('runsForTier', () => {

@@ -48,6 +48,8 @@ function trial(runId: string, key: string): TrialRecord {
     exit_kind: 'success',
     timed_out: false,
     error: null,
+    error_stage: null,
+    error_code: null,
     details: {},
     started_at: '2026-01-01T00:00:00Z',
     finished_at: '2026-01-01T00:00:01Z',

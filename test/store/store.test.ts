@@ -27,6 +27,8 @@ function trial(key: string, over: Partial<TrialRecord> = {}): TrialRecord {
     exit_kind: 'success',
     timed_out: false,
     error: null,
+    error_stage: null,
+    error_code: null,
     details: { a: 1 },
     started_at: '2026-01-01T00:00:00Z',
     finished_at: '2026-01-01T00:00:01Z',

@@ -1,4 +1,5 @@
 // Verification hardening on a real directory pair: the env snapshot and the agent's workspace.
+
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
@@ -14,7 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Task } from '../../src/task/schema.js';
+import type { ResolvedTask } from '../../src/task/patches.js';
 import { ctimeMark } from '../../src/verify/fs-tree.js';
 import { restoreInfrastructure, sanitizeWorkspace } from '../../src/verify/harden.js';
 
@@ -44,7 +45,7 @@ function setup(files: Record<string, string>) {
   return { root, snap, ws, since, write, read };
 }
 
-const task = (o: Partial<Task> = {}) =>
+const task = (o: Partial<ResolvedTask> = {}) =>
   ({
     test_suites: [
       {
@@ -66,7 +67,7 @@ const task = (o: Partial<Task> = {}) =>
     test_patch: '',
     ground_truth_patch: '',
     ...o,
-  }) as unknown as Task;
+  }) as unknown as ResolvedTask;
 
 const BASE = {
   'package.json': `${JSON.stringify(PKG, null, 2)}\n`,

@@ -5,7 +5,7 @@ import { parsers, parseSuite } from '../../src/verify/parsers/index.js';
 import type { ParseResult, RawSuiteOutput, TestOutcome } from '../../src/verify/types.js';
 import { readFixture as fixture } from '../helpers/parser-fixtures.js';
 
-function run(format: ResultFormat, dir = format): { r: ParseResult; raw: RawSuiteOutput } {
+function run(format: ResultFormat, dir: string = format): { r: ParseResult; raw: RawSuiteOutput } {
   const raw = fixture(dir);
   return { r: parseSuite(format, raw), raw };
 }

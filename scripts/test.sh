@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# `npm test`: the full suite, on a fresh machine too. Sets up what the tests need from the system,
+# then builds, type-checks (sources and tests), lints and runs vitest; arguments go to vitest.
+# As root with apt (CI, every machine here) missing packages are installed; otherwise each missing
+# piece is named with the command that installs it. Redis is private to this run: a free port of
+# 127.0.0.1, nothing persisted, stopped when the script ends. `npm run test:unit` needs none of it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "npm test: $*" >&2; }
+is_root() { [ "$(id -u)" = 0 ]; }
+
+# What the tests need, and the Debian package that provides it:
+#   redis-server    the queue tests (test/queue, test/e2e/distributed) against a real Redis
+#   chromium        the HTML report opened in a browser (test/e2e/html-report)
+#   bubblewrap      the agent sandbox (--sandbox bwrap: test/sandbox, test/e2e/adversarial)
+#   python3-pytest  a pytest variant of an example task (test/e2e/adversarial)
+# No npm package stands in for these here: the npm Redis servers wrap the system's redis-server or
+# download Redis's sources to build (only npm and Debian are reachable), the npm Chromium builds
+# either download the browser at install time (playwright, puppeteer) or are made for AWS Lambda and
+# unpack their libraries only there (@sparticuz/chromium), and bwrap and pytest have none.
+find_chromium() {
+  if [ -n "${NANOBENCH_TEST_CHROMIUM:-}" ]; then echo "$NANOBENCH_TEST_CHROMIUM"; return; fi
+  command -v chromium || command -v chromium-browser || true
+}
+missing_packages() {
+  command -v redis-server >/dev/null || echo "redis-server:the queue tests need a Redis"
+  [ -n "$(find_chromium)" ] || echo "chromium:the HTML report test opens the report in Chromium"
+  command -v bwrap >/dev/null || echo "bubblewrap:the sandbox tests need bwrap"
+  python3 -c 'import pytest' 2>/dev/null || echo "python3-pytest:a test task runs pytest"
+}
+
+missing=$(missing_packages)
+if [ -n "$missing" ]; then
+  packages=$(cut -d: -f1 <<<"$missing" | tr '\n' ' ')
+  if is_root && command -v apt-get >/dev/null; then
+    say "installing $packages(apt)"
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get update -q && apt-get install -y -q --no-install-recommends $packages; } >&2 ||
+      { say "apt-get could not install $packages"; exit 1; }
+  else
+    sudo=$(is_root || echo 'sudo ')
+    while IFS=: read -r pkg why; do
+      say "missing $pkg ($why): ${sudo}apt-get install -y $pkg"
+    done <<<"$missing"
+    exit 1
+  fi
+fi
+
+CHROMIUM=$(find_chromium)
+export NANOBENCH_TEST_CHROMIUM=$CHROMIUM
+
+# The sandbox tests run wherever bwrap can create a sandbox, and fail rather than skip as root,
+# in CI, or when asked (NANOBENCH_REQUIRE_BWRAP=1). A user whose kernel forbids unprivileged user
+# namespaces gets them skipped, with the fix.
+if bwrap_err=$(bwrap --unshare-all --cap-drop ALL --ro-bind / / -- /bin/true 2>&1); then
+  export NANOBENCH_REQUIRE_BWRAP=1
+elif is_root || [ -n "${CI:-}" ] || [ "${NANOBENCH_REQUIRE_BWRAP:-}" = 1 ]; then
+  say "bubblewrap cannot create a sandbox on this machine: $bwrap_err"
+  exit 1
+else
+  say "bubblewrap cannot create a sandbox here ($bwrap_err): the sandbox tests will be skipped." \
+    "On Ubuntu 24.04: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+fi
+
+say "build, type check, lint"
+npm run -s build
+npm run -s typecheck
+npm run -s lint
+
+if [ -n "${NANOBENCH_TEST_REDIS_URL:-}" ]; then
+  say "Redis: $NANOBENCH_TEST_REDIS_URL (given)"
+else
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  redis_dir=$(mktemp -d "${TMPDIR:-/tmp}/nanobench-test-redis.XXXXXX")
+  redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$redis_dir" \
+    --logfile "$redis_dir/redis.log" &
+  redis_pid=$!
+  stop_redis() {
+    kill "$redis_pid" 2>/dev/null && wait "$redis_pid" 2>/dev/null
+    rm -rf "$redis_dir"
+  }
+  trap stop_redis EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  for i in $(seq 100); do
+    [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break
+    if [ "$i" = 100 ] || ! kill -0 "$redis_pid" 2>/dev/null; then
+      say "redis-server did not answer on port $port: $(tail -n 3 "$redis_dir/redis.log" 2>/dev/null)"
+      exit 1
+    fi
+    sleep 0.1
+  done
+  export NANOBENCH_TEST_REDIS_URL="redis://127.0.0.1:$port"
+  say "Redis: $NANOBENCH_TEST_REDIS_URL (private, stopped at the end)"
+fi
+
+say "Chromium: $CHROMIUM; $(bwrap --version)"
+npx vitest run "$@"
