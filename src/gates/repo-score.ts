@@ -154,6 +154,14 @@ export function repoScoreOutcome(
   const summary = axes.map((a) => `${a.axis} ${a.points}/${a.max}`).join(', ');
   const details = { total, axes, facts };
   const score = `${repo} scores ${total}/${REPO_SCORE_MAX}`;
+  // The maintainer's judgement is part of admitting a repository, not a bonus: a computed score
+  // high enough on its own still needs it recorded (a waived fixture repository does not).
+  if (missing.length && !recorded?.waiver)
+    return fail(
+      `${score} without the maintainer axes ${missing.join(', ')} (${summary})`,
+      `record the maintainer's judgement of the repository: add ${missing.map((m) => `"${m}": 0-${MAINTAINER_AXES[m]}`).join(', ')} and a "note" saying why, under repos["${repo}"] in ${manifestFile} (axes: docs/CONTRIBUTING-TASKS.md, section 4)`,
+      details,
+    );
   if (total >= REPO_SCORE_REQUIRED) return pass(`${score} (${summary})`, details);
   if (recorded?.waiver)
     return pass(

@@ -115,11 +115,21 @@ describe('repository matrix: the verdict', () => {
   const verdict = (axes: typeof toy, recorded?: object) =>
     repoScoreOutcome('o/r', axes, RepoRecordSchema.parse(recorded ?? {}), 'ds/dataset.json');
 
-  it('below 12 fails and says which maintainer axes to record', () => {
-    const v = verdict(toy);
+  it('below 12 fails, and says so once the maintainer axes are recorded', () => {
+    const v = verdict(toy, { maintenance: 0, architecture: 0, note: 'toy' });
     expect(v.status).toBe('fail');
     expect(v.reason).toMatch(/^o\/r scores 2\/20, below the required 12/);
-    expect(v.status === 'fail' && v.fix).toMatch(/maintenance, architecture are not recorded/);
+  });
+
+  it('without the maintainer axes, even a repository that computes enough fails and says what to record', () => {
+    const v = verdict(big);
+    expect(v.status).toBe('fail');
+    expect(v.reason).toMatch(
+      /^o\/r scores \d+\/20 without the maintainer axes maintenance, architecture/,
+    );
+    expect(v.status === 'fail' && v.fix).toMatch(
+      /"maintenance": 0-2, "architecture": 0-2 and a "note"/,
+    );
   });
 
   it('a recorded waiver passes, and the reason says "waived:" first, then the score', () => {
