@@ -3,6 +3,8 @@
 // marker lets `ci comment` find and update its own comment instead of adding another.
 // The verdict is the interval-overlap rule (src/stats/wilson.ts): a change counts only when the
 // two 95% Wilson intervals do not overlap, on the tasks both runs ran.
+
+import { readRunConfig } from '../run/stored-config.js';
 import { type Rate, rateOf, tallyBy } from '../stats/aggregate.js';
 import { compareRuns, type GroupComparison } from '../stats/compare.js';
 import type { Verdict } from '../stats/wilson.js';
@@ -71,13 +73,10 @@ function headline(rs: Row[], hasBase: boolean): string {
 }
 
 function buildOf(run: RunRecord): string {
-  const info = ((run.config as Record<string, unknown>).agent_info ?? {}) as Record<
-    string,
-    unknown
-  >;
+  const info = readRunConfig(run).agent_info;
   const v = info.nanocoder_version ? `Nanocoder ${info.nanocoder_version}` : '';
   const c = info.nanocoder_commit ? ` @ ${String(info.nanocoder_commit).slice(0, 10)}` : '';
-  return v ? `${v}${c}` : String((run.config as Record<string, unknown>).agent ?? '');
+  return v ? `${v}${c}` : readRunConfig(run).agent;
 }
 
 function taxonomy(cand: TrialRecord[], base?: TrialRecord[]): string[] {

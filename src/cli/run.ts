@@ -1,10 +1,12 @@
 // `nanobench run`: plan, execute and store trials; print the results.
+
 import type { Command } from 'commander';
 import { markdownSummary } from '../report/markdown.js';
 import { runView } from '../report/trial-view.js';
-import { parseQueueUrl, type RunConfig, resolveRunConfig } from '../run/config.js';
+import { parseQueueUrl, RUN_DEFAULTS, type RunConfig, resolveRunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
 import { runSession, type SessionHooks } from '../run/session.js';
+import { readRunConfig } from '../run/stored-config.js';
 import { type RunRecord, Store, type TrialRecord } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { isRedacted } from '../util/redact-url.js';
@@ -17,16 +19,16 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .command('run')
     .description('run an agent on a dataset and store every trial')
     .argument('[dataset...]', 'dataset directories (with tasks/*.json) or task files')
-    .option('--agent <agent>', 'nanocoder | oracle | nop | command:<shell>', 'nanocoder')
+    .option('--agent <agent>', 'nanocoder | oracle | nop | command:<shell>', RUN_DEFAULTS.agent)
     .option(
       '--provider <name>',
       'provider for LLM agents ("scripted" = the offline scripted model server)',
-      'scripted',
+      RUN_DEFAULTS.provider,
     )
     .option('--model <names...>', 'model name(s) for LLM agents; repeat or comma-separate')
-    .option('--mode <mode>', 'hinted | navigation | both', 'hinted')
+    .option('--mode <mode>', 'hinted | navigation | both', RUN_DEFAULTS.mode)
     .option('--runs <n>', 'runs per task (default: by tier, 1 for tiers 1-2, 5 for tiers 3-4)')
-    .option('--concurrency <k>', 'trials run at once', '1')
+    .option('--concurrency <k>', 'trials run at once', String(RUN_DEFAULTS.concurrency))
     .option('--task <ids...>', 'only these task ids')
     .option('--mirror <dir>', 'local mirror: DIR/<owner>/<name>.git is used before any remote URL')
     .option('--db <path>', 'results database (artifacts and caches live next to it)', DEFAULT_DB)
@@ -60,12 +62,12 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option(
       '--sandbox <mode>',
       'auto | bwrap | none: isolate the agent and the test runs (auto: bwrap when it works here, else what none gives, never for an LLM agent; none as root: run them as nobody)',
-      'auto',
+      RUN_DEFAULTS.sandbox,
     )
     .option(
       '--integrity <mode>',
       'off | flag | strict: record integrity flags; strict fails a flagged trial that scored',
-      'flag',
+      RUN_DEFAULTS.integrity,
     )
     .option('--json', 'print one JSON document with every trial on stdout')
     .action(async (datasets: string[], o, cmd: Command) => {
@@ -212,7 +214,7 @@ function refuseWithResume(datasets: string[], cmd: Command): void {
 
 /** A resumed run keeps its stored configuration; --queue may name (or re-name) the queue. */
 function resumeConfig(run: RunRecord, queue: string | undefined): RunConfig {
-  const config = run.config as unknown as RunConfig;
+  const config: RunConfig = readRunConfig(run);
   if (queue !== undefined) return { ...config, queue: parseQueueUrl(queue) };
   if (config.queue && isRedacted(config.queue))
     throw new UserError(

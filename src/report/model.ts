@@ -1,8 +1,10 @@
 // The report of one stored run, as data. Every output format (markdown, HTML, JSON) renders this
 // one object, so the formats cannot disagree about a number.
+
 import { type Cutoffs, cutoffFor } from '../config/cutoffs.js';
 import type { EvidenceStatus } from '../gates/evidence.js';
 import { type IntegritySummary, integritySummary } from '../integrity/report.js';
+import { readRunConfig } from '../run/stored-config.js';
 import {
   getOrInit,
   joinKey,
@@ -184,7 +186,7 @@ function contaminationSummary(matrix: MatrixCell[], cutoffs: Cutoffs | null) {
 }
 
 export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: ReportInputs): Report {
-  const cfg = run.config as { agent?: string; datasets?: string[]; runs?: number };
+  const cfg = readRunConfig(run);
   const tasks = inputs.tasks.source === 'unavailable' ? null : inputs.tasks.tasks;
   const matrix = providerMatrix(trials, { tasks: tasks ?? undefined, cutoffs: inputs.cutoffs });
   const byModel = new Map<string, ReportTrial[]>();
@@ -220,7 +222,7 @@ export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: Repor
       trials: trials.length,
       agent: cfg.agent ?? '?',
       datasets: cfg.datasets ?? [],
-      agent_info: (run.config.agent_info as Record<string, unknown> | undefined) ?? {},
+      agent_info: cfg.agent_info,
     },
     sampling: {
       ...samplingPolicy(cfg.runs, tiers),

@@ -11,6 +11,19 @@ import { SANDBOX_MODES, type SandboxMode } from '../workspace/sandbox/types.js';
 import type { ModelRef } from './plan.js';
 import { parseShard, type Shard } from './shard.js';
 
+/**
+ * Every default of a run, in one place: the CLI's option defaults, the resolution below and the
+ * reading of runs stored before a field existed (src/run/stored-config.ts) all take them from here.
+ */
+export const RUN_DEFAULTS = Object.freeze({
+  agent: 'nanocoder',
+  provider: 'scripted',
+  mode: 'hinted',
+  concurrency: 1,
+  sandbox: 'auto' as SandboxMode,
+  integrity: 'flag' as IntegrityMode,
+});
+
 export interface RunConfig {
   datasets: string[];
   agent: string;
@@ -95,7 +108,7 @@ function positiveInt(value: string | undefined, flag: string, max?: number): num
 }
 
 export function parseModes(mode: string | undefined): Mode[] {
-  switch (mode ?? 'hinted') {
+  switch (mode ?? RUN_DEFAULTS.mode) {
     case 'hinted':
       return ['hinted'];
     case 'navigation':
@@ -132,7 +145,7 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     throw new UserError('BAD_AGENT', '--agent command: needs a shell command after the colon');
   let models: ModelRef[];
   if (LLM_AGENTS.includes(agent)) {
-    const provider = o.provider ?? 'scripted';
+    const provider = o.provider ?? RUN_DEFAULTS.provider;
     // A model named twice would plan the same trials twice (one of each pair silently dropped).
     const names = [...new Set((o.model ?? []).flatMap((m) => m.split(',')).filter(Boolean))];
     if (names.length === 0)
@@ -152,7 +165,8 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     models,
     modes: parseModes(o.mode),
     runs: positiveInt(o.runs, '--runs', MAX_RUNS),
-    concurrency: positiveInt(o.concurrency, '--concurrency', MAX_CONCURRENCY) ?? 1,
+    concurrency:
+      positiveInt(o.concurrency, '--concurrency', MAX_CONCURRENCY) ?? RUN_DEFAULTS.concurrency,
     mirror: o.mirror ? resolve(o.mirror) : undefined,
     keepWorkspaces: Boolean(o.keepWorkspaces),
     taskIds: o.task?.flatMap((t) => t.split(',')).filter(Boolean),
@@ -162,8 +176,8 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     scripts: o.scripts ? resolve(o.scripts) : undefined,
     shard: o.shard !== undefined ? parseShard(o.shard) : undefined,
     queue: o.queue !== undefined ? parseQueueUrl(o.queue) : undefined,
-    sandbox: oneOf(o.sandbox ?? 'auto', SANDBOX_MODES, '--sandbox'),
-    integrity: oneOf(o.integrity ?? 'flag', INTEGRITY_MODES, '--integrity'),
+    sandbox: oneOf(o.sandbox ?? RUN_DEFAULTS.sandbox, SANDBOX_MODES, '--sandbox'),
+    integrity: oneOf(o.integrity ?? RUN_DEFAULTS.integrity, INTEGRITY_MODES, '--integrity'),
     ...proxyOptions(agent, o),
   };
 }

@@ -1,5 +1,6 @@
 // A run session: load tasks, plan, record the run, execute, and return the stored trials.
 // Both "nanobench run" and "nanobench demo" go through here.
+
 import { realpathSync } from 'node:fs';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
@@ -8,6 +9,7 @@ import type { RunRecord, Store, TrialRecord } from '../store/store.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import { UserError } from '../util/errors.js';
 import { redactUrl } from '../util/redact-url.js';
+import { NANOBENCH_VERSION } from '../util/version.js';
 import { resolveTasks } from '../workspace/resolve-tasks.js';
 import type { RunConfig } from './config.js';
 import { acquireRunLease, type LeaseHandle } from './lease.js';
@@ -16,6 +18,7 @@ import type { RunPaths } from './paths.js';
 import { planTrials, runsForTier, type TrialSpec } from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
+import { RUN_CONFIG_VERSION, readRunConfig, type StoredRunConfig } from './stored-config.js';
 import { taskMetaSnapshot } from './task-meta.js';
 import { type RunWiring, wireRun } from './wiring.js';
 
@@ -58,7 +61,7 @@ export interface ResumeOptions {
  * started would mix two (an edited fail_to_pass list, say). Refused, naming the tasks.
  */
 export function changedTasks(run: RunRecord, tasks: LoadedTask[]): string[] {
-  const stored = (run.config.task_digests ?? {}) as Record<string, string>;
+  const stored = readRunConfig(run).task_digests;
   return tasks
     .filter((t) => stored[t.task.task_id] !== undefined && stored[t.task.task_id] !== t.digest)
     .map((t) => t.task.task_id);
@@ -175,29 +178,32 @@ export async function runSession(
       protectedPaths: [paths.root, paths.cacheDir, ...new Set(tasks.map((t) => t.datasetDir))],
     });
     const { sandbox, endpoints } = wiring;
+    const stored: StoredRunConfig = {
+      ...config,
+      config_version: RUN_CONFIG_VERSION,
+      nanobench_version: NANOBENCH_VERSION,
+      ...(config.queue && { queue: redactUrl(config.queue) }),
+      agent_info: agentInfo,
+      sandbox_used: sandbox.kind,
+      ...(sandbox.note && { sandbox_note: sandbox.note }),
+      task_digests: taskDigests(tasks),
+      ...(config.shard && { full_plan_size: fullPlan.length }),
+      // Reports read task metadata from here, not from a dataset that may have moved.
+      task_meta: taskMetaSnapshot([...new Set(fullPlan.map((s) => s.task))], config.runs),
+    };
     const run: RunRecord = resumeRun ?? {
       id: newRunId(),
       created_at: new Date().toISOString(),
       finished_at: null,
       status: 'running',
-      config: {
-        ...config,
-        ...(config.queue && { queue: redactUrl(config.queue) }),
-        agent_info: agentInfo,
-        sandbox_used: sandbox.kind,
-        ...(sandbox.note && { sandbox_note: sandbox.note }),
-        task_digests: taskDigests(tasks),
-        ...(config.shard && { full_plan_size: fullPlan.length }),
-        // Reports read task metadata from here, not from a dataset that may have moved.
-        task_meta: taskMetaSnapshot([...new Set(fullPlan.map((s) => s.task))], config.runs),
-      },
+      config: stored as unknown as Record<string, unknown>,
       plan_size: plan.length,
     };
     // Connecting a remote executor (a queue) is part of checking the input, so it happens
     // before the run is recorded.
     executor = await hooks.executorFor?.({
       runId: run.id,
-      config: run.config as unknown as RunConfig,
+      config: readRunConfig(run),
       paths,
       log: hooks.log,
     });

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildLedgerRepo } from '../fixtures/gates/build-pr-repo.mjs';
 import { nanobench, type TrialJson, tempDir } from '../helpers/cli.js';
@@ -149,6 +150,14 @@ describe('reference tasks', () => {
     }
     const report = nanobench(['report', '--db', join(root, 'runs', 'results.sqlite')]);
     expect(report.stdout).not.toContain('without passing gate evidence');
+    // The stored configuration is versioned and says which NanoBench ran it.
+    const db = new Database(join(root, 'runs', 'results.sqlite'), { readonly: true });
+    const config = JSON.parse(
+      (db.prepare('SELECT config FROM runs LIMIT 1').get() as { config: string }).config,
+    );
+    db.close();
+    expect(config).toMatchObject({ config_version: 2, nanobench_version: expect.any(String) });
+    expect(config.task_digests['ledger-51']).toMatch(/^sha256:/);
   });
 
   it('a changed digest is refused with one line naming the task, and no run is stored', () => {

@@ -1,0 +1,48 @@
+// The run configuration as stored with a run: what the user asked for (RunConfig) plus the facts
+// recorded when it started. Versioned, so a reader knows what a run stored before a field
+// existed lacks; readers go through readRunConfig, which fills those from RUN_DEFAULTS, instead
+// of casting the stored JSON.
+import type { RunRecord } from '../store/store.js';
+import { RUN_DEFAULTS, type RunConfig } from './config.js';
+import type { TaskMetaMap } from './task-meta.js';
+
+/**
+ * 1: runs before this type (no config_version); 2: nanobench_version, sandbox and integrity always
+ * present.
+ */
+export const RUN_CONFIG_VERSION = 2;
+
+export interface StoredRunConfig extends RunConfig {
+  config_version: number;
+  /** The NanoBench that ran it (absent before version 2). */
+  nanobench_version?: string;
+  /** Facts about the agent build (Nanocoder version, commit, path). */
+  agent_info: Record<string, unknown>;
+  /** The isolation this machine gave the agent (bwrap | none-as-nobody | none). */
+  sandbox_used?: string;
+  sandbox_note?: string;
+  /** Content digest of each planned task (src/task/digest.ts). */
+  task_digests: Record<string, string>;
+  /** For shards: the size of the whole plan. */
+  full_plan_size?: number;
+  /** Task metadata for reports (src/run/task-meta.ts); absent in runs that predate it. */
+  task_meta?: TaskMetaMap;
+}
+
+export function readRunConfig(run: RunRecord): StoredRunConfig {
+  const c = run.config as Partial<StoredRunConfig>;
+  return {
+    ...(c as StoredRunConfig),
+    config_version: c.config_version ?? 1,
+    agent: c.agent ?? RUN_DEFAULTS.agent,
+    datasets: c.datasets ?? [],
+    models: c.models ?? [],
+    modes: c.modes ?? [RUN_DEFAULTS.mode],
+    concurrency: c.concurrency ?? RUN_DEFAULTS.concurrency,
+    keepWorkspaces: c.keepWorkspaces ?? false,
+    sandbox: c.sandbox ?? RUN_DEFAULTS.sandbox,
+    integrity: c.integrity ?? RUN_DEFAULTS.integrity,
+    agent_info: c.agent_info ?? {},
+    task_digests: c.task_digests ?? {},
+  };
+}
