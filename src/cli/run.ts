@@ -28,7 +28,11 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--model <names...>', 'model name(s) for LLM agents; repeat or comma-separate')
     .option('--mode <mode>', 'hinted | navigation | both', RUN_DEFAULTS.mode)
     .option('--runs <n>', 'runs per task (default: by tier, 1 for tiers 1-2, 5 for tiers 3-4)')
-    .option('--concurrency <k>', 'trials run at once', String(RUN_DEFAULTS.concurrency))
+    .option(
+      '--concurrency <k>',
+      'trials run at once (auto: one per core, as memory allows)',
+      RUN_DEFAULTS.concurrency,
+    )
     .option('--task <ids...>', 'only these task ids')
     .option('--mirror <dir>', 'local mirror: DIR/<owner>/<name>.git is used before any remote URL')
     .option('--db <path>', 'results database (artifacts and caches live next to it)', DEFAULT_DB)
@@ -68,6 +72,11 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
       '--integrity <mode>',
       'off | flag | strict: record integrity flags; strict fails a flagged trial that scored',
       RUN_DEFAULTS.integrity,
+    )
+    .option(
+      '--provision <mode>',
+      'auto | overlay | fuse-overlayfs | reflink | copy: how trial workspaces are made from the prepared environment (auto: the fastest that works here)',
+      RUN_DEFAULTS.provision,
     )
     .option('--json', 'print one JSON document with every trial on stdout')
     .action(async (datasets: string[], o, cmd: Command) => {
@@ -186,6 +195,7 @@ const RESUME_COMPATIBLE = new Set([
   'mirror',
   'queue',
   'concurrency',
+  'provision',
   'json',
   'keepWorkspaces',
   'takeOver',

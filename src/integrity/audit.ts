@@ -6,6 +6,7 @@
 import { normalize } from 'node:path';
 import type { InfraReport, SanitizeReport } from '../verify/harden.js';
 import { sanitizeWorkspace } from '../verify/harden.js';
+import type { ChangedPaths } from '../workspace/changes.js';
 import { pathToolchains } from '../workspace/sandbox/toolchain.js';
 import type { SessionReport } from '../workspace/sandbox/types.js';
 import type { IntegrityFlag } from './flags.js';
@@ -17,11 +18,17 @@ export interface GuardReport extends SanitizeReport {
   nestedGit: string[];
 }
 
-export function guardWorkspace(ws: string, snapshotWs: string, sourceClone?: string): GuardReport {
-  const git = auditGit(ws, snapshotWs, sourceClone);
-  restoreGitDir(ws, snapshotWs);
-  const nestedGit = removeNestedGit(ws, snapshotWs);
-  return { git, nestedGit, ...sanitizeWorkspace(ws, snapshotWs) };
+/** `changed`: on an overlay, the only paths that can differ from the snapshot (changes.ts). */
+export function guardWorkspace(
+  ws: string,
+  snapshotWs: string,
+  sourceClone?: string,
+  changed?: ChangedPaths,
+): GuardReport {
+  const git = auditGit(ws, snapshotWs, sourceClone, changed);
+  restoreGitDir(ws, snapshotWs, changed);
+  const nestedGit = removeNestedGit(ws, snapshotWs, changed);
+  return { git, nestedGit, ...sanitizeWorkspace(ws, snapshotWs, changed) };
 }
 
 export interface AuditInput {

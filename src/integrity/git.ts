@@ -3,12 +3,13 @@
 // the host's git execute commands (core.fsmonitor, filter drivers, hooks) or borrow objects
 // from elsewhere (objects/info/alternates); the diff and the test restore must never see it.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { GIT_ENV } from '../util/git.js';
 import { lstatOrNull, restoreEntry, sameEntry, walk } from '../verify/fs-tree.js';
 import { DEPENDENCY_DIRS } from '../verify/infra.js';
+import { type ChangedPaths, scopedWalk, touches } from '../workspace/changes.js';
 
 /** Parts of .git that change how git behaves; the rest (index, refs, logs, objects) may change. */
 const CONTROL = [
@@ -77,21 +78,75 @@ function inSource(sourceClone: string, ids: string[]): string[] {
   }
 }
 
+/** The commits of a snapshot's objects (a snapshot never changes: read once per process). */
+const snapshotCommits = new Map<string, Set<string>>();
+function commitsOfSnapshot(snapshotWs: string): Set<string> {
+  let ids = snapshotCommits.get(snapshotWs);
+  if (!ids) {
+    ids = commitIds(join(snapshotWs, '.git', 'objects'));
+    if (snapshotCommits.size > 16) snapshotCommits.clear();
+    snapshotCommits.set(snapshotWs, ids);
+  }
+  return ids;
+}
+
+/**
+ * Commit ids in the changed object files only (loose objects and packs the upper layer holds),
+ * through a directory of links to them: the unchanged packs hold the snapshot's commits alone.
+ * undefined when the object directory itself or its info/ changed (then read it all).
+ */
+function changedCommitIds(ws: string, changed: ChangedPaths): Set<string> | undefined {
+  const objects = changed.filter((p) => touches([p], '.git/objects'));
+  if (objects.length === 0) return new Set();
+  if (objects.some((p) => !p.startsWith('.git/objects/') || p.startsWith('.git/objects/info')))
+    return undefined;
+  const files = new Set<string>();
+  for (const e of scopedWalk(ws, objects))
+    if (e.type === 'file' && e.rel.startsWith('.git/objects/')) {
+      const rel = e.rel.slice('.git/objects/'.length);
+      files.add(rel);
+      // A pack is read through its index: take both whichever of the two changed.
+      const pack = /^pack\/(pack-[0-9a-f]+)\.(pack|idx)$/.exec(rel);
+      if (pack) for (const ext of ['pack', 'idx']) files.add(`pack/${pack[1]}.${ext}`);
+    }
+  const dir = mkdtempSync(join(tmpdir(), 'nb-changed-objects-'));
+  try {
+    for (const rel of files) {
+      if (!lstatOrNull(join(ws, '.git', 'objects', rel))) continue;
+      mkdirSync(dirname(join(dir, rel)), { recursive: true });
+      symlinkSync(join(ws, '.git', 'objects', rel), join(dir, rel));
+    }
+    return commitIds(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * What the agent did to .git that it should not have: control files changed, and commits of the
  * task's own repository that were not in the workspace (the future of the repository, i.e. the
  * fix, fetched from somewhere). Read-only; never runs git with the workspace's configuration.
+ * With the changed paths of an overlay, only those are read.
  */
-export function auditGit(ws: string, snapshotWs: string, sourceClone?: string): string[] {
+export function auditGit(
+  ws: string,
+  snapshotWs: string,
+  sourceClone?: string,
+  changed?: ChangedPaths,
+): string[] {
   const git = join(ws, '.git');
   const st = lstatOrNull(git);
   if (!st?.isDirectory()) return [st ? '.git replaced by a file or link' : '.git removed'];
+  const inGit = changed?.filter((p) => touches([p], '.git'));
+  if (inGit?.length === 0) return [];
   const reasons: string[] = [];
   for (const rel of CONTROL)
-    if (!sameEntry(join(git, rel), join(snapshotWs, '.git', rel))) reasons.push(`.git/${rel}`);
+    if (inGit && !touches(inGit, `.git/${rel}`)) continue;
+    else if (!sameEntry(join(git, rel), join(snapshotWs, '.git', rel))) reasons.push(`.git/${rel}`);
   if (sourceClone) {
-    const before = commitIds(join(snapshotWs, '.git', 'objects'));
-    const added = [...commitIds(join(git, 'objects'))].filter((id) => !before.has(id));
+    const now = (inGit && changedCommitIds(ws, inGit)) ?? commitIds(join(git, 'objects'));
+    const before = now.size ? commitsOfSnapshot(snapshotWs) : new Set<string>();
+    const added = [...now].filter((id) => !before.has(id));
     const future = inSource(sourceClone, added);
     for (const id of future.slice(0, MAX_COMMITS))
       reasons.push(`commit ${id.slice(0, 12)} of the task's repository past base_commit`);
@@ -102,10 +157,10 @@ export function auditGit(ws: string, snapshotWs: string, sourceClone?: string): 
 }
 
 /** Nested repositories the agent created below the root (removed; their files stay). */
-export function removeNestedGit(ws: string, snapshotWs: string): string[] {
+export function removeNestedGit(ws: string, snapshotWs: string, changed?: ChangedPaths): string[] {
   const removed: string[] = [];
   const prune = (_rel: string, name: string) => name === '.git' || DEPENDENCY_DIRS.has(name);
-  for (const e of walk(ws, prune)) {
+  for (const e of changed ? scopedWalk(ws, changed, prune) : walk(ws, prune)) {
     if (!e.rel.endsWith('/.git')) continue;
     if (sameEntry(join(ws, e.rel), join(snapshotWs, e.rel))) continue;
     rmSync(join(ws, e.rel), { recursive: true, force: true });
@@ -114,7 +169,11 @@ export function removeNestedGit(ws: string, snapshotWs: string): string[] {
   return removed;
 }
 
-/** The snapshot's .git, whatever the agent made of ours. */
-export function restoreGitDir(ws: string, snapshotWs: string): void {
-  restoreEntry(ws, snapshotWs, '.git');
+/** The snapshot's .git, whatever the agent made of ours (on an overlay: what it changed of it). */
+export function restoreGitDir(ws: string, snapshotWs: string, changed?: ChangedPaths): void {
+  if (!changed) {
+    restoreEntry(ws, snapshotWs, '.git');
+    return;
+  }
+  for (const p of changed) if (touches([p], '.git')) restoreEntry(ws, snapshotWs, p);
 }

@@ -90,6 +90,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       signal: abort.signal,
       sandbox,
       integrity: data.config.integrity,
+      provision: data.config.provision,
     });
     const artifacts = packArtifacts(rec.artifacts_dir);
     if (rec.artifacts_dir) rmSync(rec.artifacts_dir, { recursive: true, force: true });

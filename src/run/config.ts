@@ -1,12 +1,14 @@
 // Run configuration: what the user asked for, resolved into one frozen object that is stored
 // with the run (so --resume can rebuild exactly the same plan). Never holds secrets.
 import { existsSync } from 'node:fs';
+import { availableParallelism, freemem } from 'node:os';
 import { resolve } from 'node:path';
 import type { Mode } from '../agent/types.js';
 import { INTEGRITY_MODES, type IntegrityMode } from '../integrity/flags.js';
 import { DEFAULT_PROVIDERS_FILE } from '../provider/providers-config.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
+import { PROVISION_MODES, type ProvisionMode } from '../workspace/layers.js';
 import { SANDBOX_MODES, type SandboxMode } from '../workspace/sandbox/types.js';
 import type { ModelRef } from './plan.js';
 import { parseShard, type Shard } from './shard.js';
@@ -19,10 +21,25 @@ export const RUN_DEFAULTS = Object.freeze({
   agent: 'nanocoder',
   provider: 'scripted',
   mode: 'hinted',
-  concurrency: 1,
+  /** As many trials at once as the machine takes (autoConcurrency). */
+  concurrency: 'auto',
   sandbox: 'auto' as SandboxMode,
   integrity: 'flag' as IntegrityMode,
+  provision: 'auto' as ProvisionMode,
 });
+
+/** Memory one trial may need at once (its suite, or an agent and its tools). */
+const TRIAL_MEMORY = 2 * 1024 ** 3;
+
+/**
+ * `--concurrency auto`: one trial per core, as far as the available memory allows. Most of a trial
+ * is its test suite, and suites that wait on the disk or on single-threaded work leave a core to
+ * the next trial (measured: npm run bench:trial). A suite that runs its own workers on every core
+ * gains nothing from more: give it --concurrency 1.
+ */
+export function autoConcurrency(): number {
+  return Math.max(1, Math.min(availableParallelism(), Math.floor(freemem() / TRIAL_MEMORY)));
+}
 
 export interface RunConfig {
   datasets: string[];
@@ -59,6 +76,8 @@ export interface RunConfig {
   sandbox?: SandboxMode;
   /** What integrity flags do (absent: flag). */
   integrity?: IntegrityMode;
+  /** How trial workspaces are made (absent: auto). Not part of what a run measures. */
+  provision?: ProvisionMode;
 }
 
 export interface RunOptionsInput {
@@ -83,6 +102,7 @@ export interface RunOptionsInput {
   requestBudget?: string;
   sandbox?: string;
   integrity?: string;
+  provision?: string;
 }
 
 /** Runs per task at most: more is a typo (1e9 planned trials exhaust memory before any runs). */
@@ -105,6 +125,12 @@ export function intOption(value: string, flag: string, min = 1, max?: number): n
 
 function positiveInt(value: string | undefined, flag: string, max?: number): number | undefined {
   return value === undefined ? undefined : intOption(value, flag, 1, max);
+}
+
+/** `--concurrency`: a number, or auto (the default). */
+export function resolveConcurrency(value: string | undefined): number {
+  if (value === undefined || value === 'auto') return autoConcurrency();
+  return intOption(value, '--concurrency', 1, MAX_CONCURRENCY);
 }
 
 export function parseModes(mode: string | undefined): Mode[] {
@@ -165,8 +191,7 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     models,
     modes: parseModes(o.mode),
     runs: positiveInt(o.runs, '--runs', MAX_RUNS),
-    concurrency:
-      positiveInt(o.concurrency, '--concurrency', MAX_CONCURRENCY) ?? RUN_DEFAULTS.concurrency,
+    concurrency: resolveConcurrency(o.concurrency),
     mirror: o.mirror ? resolve(o.mirror) : undefined,
     keepWorkspaces: Boolean(o.keepWorkspaces),
     taskIds: o.task?.flatMap((t) => t.split(',')).filter(Boolean),
@@ -178,6 +203,7 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     queue: o.queue !== undefined ? parseQueueUrl(o.queue) : undefined,
     sandbox: oneOf(o.sandbox ?? RUN_DEFAULTS.sandbox, SANDBOX_MODES, '--sandbox'),
     integrity: oneOf(o.integrity ?? RUN_DEFAULTS.integrity, INTEGRITY_MODES, '--integrity'),
+    provision: oneOf(o.provision ?? RUN_DEFAULTS.provision, PROVISION_MODES, '--provision'),
     ...proxyOptions(agent, o),
   };
 }

@@ -1,26 +1,34 @@
 // What an earlier execution of a run may have left: processes of its agents and test runs (where
 // no pid namespace took them down with it), and the workspaces and scratch directories of trials
-// that were in flight when it died. The directories are never reused (each execution has its
-// own, see RunPaths). Both are ended when the run is resumed, once this process holds the run.
+// that were in flight when it died, with their overlay mounts. The directories are never reused
+// (each execution has its own, see RunPaths). All are ended when the run is resumed, once this
+// process holds the run.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { killRunLeftovers } from '../agent/process-group.js';
+import { unmountUnder } from '../workspace/layers.js';
 import type { RunPaths } from './paths.js';
 
 export async function endLeftovers(paths: RunPaths, runId: string): Promise<string | undefined> {
   const killed = await killRunLeftovers(runId);
   let dirs = 0;
+  let mounts = 0;
   for (const kind of ['workspaces', 'scratch']) {
     const dir = join(paths.root, kind, runId);
     if (!existsSync(dir)) continue;
     for (const entry of readdirSync(dir)) {
-      if (entry.endsWith(`-${paths.execution}`)) continue;
+      // A workspace's overlay layers (<ws>.layers) belong to its execution too.
+      if (entry.replace(/\.(layers|kept)$/, '').endsWith(`-${paths.execution}`)) continue;
+      // An overlay the killed execution left mounted: removing through it would only fill its
+      // upper layer, and its mount point cannot be removed at all.
+      mounts += unmountUnder(join(dir, entry)).length;
       rmSync(join(dir, entry), { recursive: true, force: true });
-      dirs++;
+      if (!/\.(layers|kept)$/.test(entry)) dirs++;
     }
   }
   const said = [
     ...(killed.length ? [`ended ${killed.length} process(es)`] : []),
+    ...(mounts ? [`unmounted ${mounts} workspace overlay(s)`] : []),
     ...(dirs ? [`removed ${dirs} workspace/scratch director${dirs === 1 ? 'y' : 'ies'}`] : []),
   ];
   return said.length

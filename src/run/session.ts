@@ -226,6 +226,7 @@ export async function runSession(
         endpointFor: endpoints.endpointFor,
         sandbox,
         integrity: config.integrity,
+        provision: config.provision,
       },
       onStart: hooks.onStart,
       onProgress: hooks.onProgress,

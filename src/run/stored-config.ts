@@ -3,7 +3,7 @@
 // existed lacks; readers go through readRunConfig, which fills those from RUN_DEFAULTS, instead
 // of casting the stored JSON.
 import type { RunRecord } from '../store/store.js';
-import { RUN_DEFAULTS, type RunConfig } from './config.js';
+import { RUN_DEFAULTS, type RunConfig, resolveConcurrency } from './config.js';
 import type { TaskMetaMap } from './task-meta.js';
 
 /**
@@ -38,10 +38,11 @@ export function readRunConfig(run: RunRecord): StoredRunConfig {
     datasets: c.datasets ?? [],
     models: c.models ?? [],
     modes: c.modes ?? [RUN_DEFAULTS.mode],
-    concurrency: c.concurrency ?? RUN_DEFAULTS.concurrency,
+    concurrency: c.concurrency ?? resolveConcurrency(RUN_DEFAULTS.concurrency),
     keepWorkspaces: c.keepWorkspaces ?? false,
     sandbox: c.sandbox ?? RUN_DEFAULTS.sandbox,
     integrity: c.integrity ?? RUN_DEFAULTS.integrity,
+    provision: c.provision ?? RUN_DEFAULTS.provision,
     agent_info: c.agent_info ?? {},
     task_digests: c.task_digests ?? {},
   };

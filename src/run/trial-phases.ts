@@ -17,6 +17,7 @@ import { GIT_ENV } from '../util/git.js';
 import { ctimeMark } from '../verify/fs-tree.js';
 import { type InfraReport, restoreInfrastructure } from '../verify/harden.js';
 import { targetOutcome, type Verification, verify } from '../verify/verifier.js';
+import type { ChangedPaths } from '../workspace/changes.js';
 import { addedLines, type WorkspaceDiff, workspaceDiff } from '../workspace/diff.js';
 import { type ProvisionResult, provision } from '../workspace/provision.js';
 import { withSession } from '../workspace/sandbox/session.js';
@@ -91,17 +92,22 @@ export interface TrialScope {
   artifactsDir: string;
   sandbox: SandboxDriver;
   services: TrialServices;
+  /** The overlay's upper layer, once provisioned on one (sandboxes chown only what it holds). */
+  upper?: string;
 }
 
 // ---- provision ----
 
-export function provisionPhase(s: TrialScope): Promise<ProvisionResult> {
-  return s.services.provision(
+export async function provisionPhase(s: TrialScope): Promise<ProvisionResult> {
+  const prov = await s.services.provision(
     s.env.paths.cacheDir,
     s.task,
     resolveSource(s.spec.task, s.env.mirrorDir),
     s.ws,
+    { mode: s.env.provision, owner: s.sandbox.user },
   );
+  s.upper = prov.layers?.upper;
+  return prov;
 }
 
 // ---- agent ----
@@ -123,6 +129,7 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
     s.sandbox,
     {
       workspace: s.ws,
+      workspaceUpper: s.upper,
       home: join(s.scratch, 'home'),
       writable: [s.scratch],
       endpoint,
@@ -199,13 +206,19 @@ export interface Change {
 
 // ---- harden and verify ----
 
-export function hardenPhase(s: TrialScope, prov: ProvisionResult, since: bigint): InfraReport {
+export function hardenPhase(
+  s: TrialScope,
+  prov: ProvisionResult,
+  since: bigint,
+  changed?: ChangedPaths,
+): InfraReport {
   return s.services.restoreInfrastructure(
     s.ws,
     prov.snapshotWs,
     s.task,
     since,
     join(s.scratch, 'verify-home'),
+    changed,
   );
 }
 
@@ -222,6 +235,7 @@ export async function verifyPhase(s: TrialScope, prov: ProvisionResult): Promise
       s.sandbox,
       {
         workspace: s.ws,
+        workspaceUpper: s.upper,
         home: join(s.scratch, 'verify-home'),
         tag: randomUUID(),
         runId: s.env.runId,

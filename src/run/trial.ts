@@ -11,7 +11,9 @@ import type { TrialRecord } from '../store/store.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import type { Verification } from '../verify/verifier.js';
+import type { ChangedPaths } from '../workspace/changes.js';
 import type { WorkspaceDiff } from '../workspace/diff.js';
+import { type ProvisionMode, releaseWorkspace } from '../workspace/layers.js';
 import { noneDriver } from '../workspace/sandbox/none.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import type { RunPaths } from './paths.js';
@@ -47,6 +49,8 @@ export interface TrialEnv {
   sandbox?: SandboxDriver;
   /** What integrity flags do (src/integrity/flags.ts); default "flag". */
   integrity?: IntegrityMode;
+  /** How trial workspaces are made (src/workspace/layers.ts); default auto. */
+  provision?: ProvisionMode;
   /** Replacements for the phases' services (unit tests of the lifecycle). */
   services?: Partial<TrialServices>;
 }
@@ -157,6 +161,12 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     mkdirSync(join(scope.scratch, 'home'), { recursive: true });
     const prov = await phase(rec, 'provision', () => provisionPhase(scope));
     rec.details.env_reused = prov.envReused;
+    if (prov.layers)
+      rec.details.provision = {
+        mode: prov.layers.kind,
+        ms: prov.provisionMs,
+        ...(prov.layers.fallback && { fallback: prov.layers.fallback }),
+      };
 
     endpoint = env.endpointFor?.(spec, { artifactsDir: scope.artifactsDir });
     agent = await phase(rec, 'agent', () => agentPhase(scope, endpoint));
@@ -165,16 +175,19 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     const failure = agentFailure(agent, exit);
     if (failure) throw failure;
 
-    // Nothing of the agent runs any more: make the workspace safe for git, then diff it.
-    const guard = await phase(rec, 'guard', () =>
-      scope.services.guardWorkspace(scope.ws, prov.snapshotWs, prov.sourceClone),
-    );
+    // Nothing of the agent runs any more: make the workspace safe for git, then diff it. On an
+    // overlay, only what its upper layer holds can differ from the snapshot: look only there.
+    let changed: ChangedPaths | undefined;
+    const guard = await phase(rec, 'guard', () => {
+      changed = prov.changes?.();
+      return scope.services.guardWorkspace(scope.ws, prov.snapshotWs, prov.sourceClone, changed);
+    });
     const diff = await phase(rec, 'diff', () =>
-      scope.services.workspaceDiff(scope.ws, prov.baselineTree),
+      scope.services.workspaceDiff(scope.ws, prov.baselineTree, changed),
     );
     change = { guard, diff };
     recordChange(rec, agent.result, change.diff);
-    const infra = await phase(rec, 'harden', () => hardenPhase(scope, prov, agent!.since));
+    const infra = await phase(rec, 'harden', () => hardenPhase(scope, prov, agent!.since, changed));
     verification = await phase(rec, 'verify', () => verifyPhase(scope, prov));
     const v = verification;
     const graded = await phase(rec, 'score', () => scorePhase(scope, change!, v, exit));
@@ -212,14 +225,23 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
       error_code: err.code,
     });
   } finally {
+    const started = Date.now();
     endpoint?.finish?.(); // stop serving this trial even when the agent threw
     try {
       saveArtifacts(scope.artifactsDir, agent?.result, change?.diff, verification);
     } catch {
       // artifacts are best effort; the record is what counts
     }
-    if (!env.keepWorkspaces) rmSync(scope.ws, { recursive: true, force: true });
+    try {
+      // Unmounts an overlay too, whatever failed before: no trial leaves a mount behind.
+      releaseWorkspace(scope.ws, { keep: env.keepWorkspaces });
+    } catch (e) {
+      // The outcome stands; a mount left behind is ended by the next resume (leftovers.ts).
+      rec.details.teardown_error = (e as Error).message;
+    }
     rmSync(scope.scratch, { recursive: true, force: true });
+    const ms = (rec.details.phase_ms ?? {}) as Record<string, number>;
+    rec.details.phase_ms = { ...ms, teardown: Date.now() - started };
   }
   rec.finished_at = new Date().toISOString();
   rec.duration_ms = Date.now() - startedAt.getTime();

@@ -12,6 +12,12 @@ export const GIT_ENV: NodeJS.ProcessEnv = {
   GIT_AUTHOR_EMAIL: 'nanobench@localhost',
   GIT_COMMITTER_NAME: 'nanobench',
   GIT_COMMITTER_EMAIL: 'nanobench@localhost',
+  // A none-as-nobody workspace on an overlay stays nobody's (src/workspace/sandbox/nobody.ts);
+  // git's ownership check would refuse it. Every workspace's .git is the snapshot's again
+  // before NanoBench runs git there (guardWorkspace), so there is nothing to distrust.
+  GIT_CONFIG_COUNT: '1',
+  GIT_CONFIG_KEY_0: 'safe.directory',
+  GIT_CONFIG_VALUE_0: '*',
 };
 
 export function git(cwd: string, args: string[], input?: string): string {

@@ -9,6 +9,7 @@
 import { chmodSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { ResolvedTask } from '../task/patches.js';
+import { type ChangedPaths, scopedWalk, touches } from '../workspace/changes.js';
 import { mergePackageJson, mergeTestSections } from './config-merge.js';
 import { lstatOrNull, restoreEntry, sameEntry, walk } from './fs-tree.js';
 import { commandFiles, DEPENDENCY_DIRS, infraKind } from './infra.js';
@@ -38,11 +39,25 @@ function escapes(ws: string, rel: string, target: string): boolean {
   return to !== ws && !to.startsWith(`${ws}/`);
 }
 
+/**
+ * walk(), or on an overlay only the part of the tree that can differ from the snapshot (the
+ * changed paths, their ancestors and what lies below them): the rest is the snapshot's own.
+ */
+const entries = (
+  tree: string,
+  prune: (rel: string, name: string) => boolean,
+  changed: ChangedPaths | undefined,
+) => (changed ? scopedWalk(tree, changed, prune) : walk(tree, prune));
+
 /** Before the diff: remove escaping symlinks and special files; make everything readable. */
-export function sanitizeWorkspace(ws: string, snapshotWs: string): SanitizeReport {
+export function sanitizeWorkspace(
+  ws: string,
+  snapshotWs: string,
+  changed?: ChangedPaths,
+): SanitizeReport {
   const report: SanitizeReport = { escapingSymlinks: [], specialFiles: [] };
-  ensureOwnerAccess(ws);
-  for (const e of walk(ws, pruneGit)) {
+  ensureOwnerAccess(ws, changed);
+  for (const e of entries(ws, pruneGit, changed)) {
     const abs = join(ws, e.rel);
     if (e.type === 'other') {
       rmSync(abs, { force: true });
@@ -67,43 +82,51 @@ function readlinkSafe(p: string): string | undefined {
 }
 
 /** Owner read/write (and search on directories) everywhere, so git and the walks can read it. */
-function ensureOwnerAccess(ws: string): void {
+function ensureOwnerAccess(ws: string, changed: ChangedPaths | undefined): void {
   const fix = (abs: string, dir: boolean) => {
     const st = lstatOrNull(abs);
     if (!st || st.isSymbolicLink()) return;
     const need = dir ? 0o700n : 0o600n;
     if ((st.mode & need) !== need) chmodSync(abs, Number(st.mode & 0o7777n) | Number(need));
   };
-  fix(ws, true);
-  for (const e of walk(ws, (rel, name) => {
+  if (!changed) fix(ws, true);
+  const prune = (rel: string, name: string) => {
     fix(join(ws, rel), true); // before walk() reads it
     return name === '.git';
-  }))
-    if (e.type === 'file') fix(join(ws, e.rel), false);
+  };
+  for (const e of entries(ws, prune, changed)) if (e.type === 'file') fix(join(ws, e.rel), false);
 }
 
 /**
  * Dependency directories (node_modules, site-packages) the agent changed since `sinceNs`
  * (ctime, which no process can set back) are restored from the snapshot as a whole.
  */
-function restoreDependencies(ws: string, snapshotWs: string, sinceNs: bigint): string[] {
+function restoreDependencies(
+  ws: string,
+  snapshotWs: string,
+  sinceNs: bigint,
+  changedPaths: ChangedPaths | undefined,
+): string[] {
   const roots = new Set<string>();
+  const prune = (_rel: string, name: string) => name === '.git' || DEPENDENCY_DIRS.has(name);
   for (const tree of [ws, snapshotWs])
-    for (const e of walk(tree, (_rel, name) => name === '.git' || DEPENDENCY_DIRS.has(name)))
+    for (const e of entries(tree, prune, changedPaths))
       if (e.type === 'dir' && DEPENDENCY_DIRS.has(e.rel.split('/').pop()!)) roots.add(e.rel);
   const changed: string[] = [];
   for (const rel of [...roots].sort()) {
     const now = join(ws, rel);
     const then = join(snapshotWs, rel);
     const stNow = lstatOrNull(now);
-    const dirty =
-      !stNow ||
-      !lstatOrNull(then) ||
-      stNow.ctimeNs >= sinceNs ||
-      walk(now).some((e) => {
-        const st = lstatOrNull(join(now, e.rel));
-        return !st || (st.ctimeNs >= sinceNs && !sameEntry(join(now, e.rel), join(then, e.rel)));
-      });
+    // On an overlay the upper layer says it; on a copy, ctime does.
+    const dirty = changedPaths
+      ? touches(changedPaths, rel)
+      : !stNow ||
+        !lstatOrNull(then) ||
+        stNow.ctimeNs >= sinceNs ||
+        walk(now).some((e) => {
+          const st = lstatOrNull(join(now, e.rel));
+          return !st || (st.ctimeNs >= sinceNs && !sameEntry(join(now, e.rel), join(then, e.rel)));
+        });
     if (!dirty || sameEntry(now, then)) continue;
     restoreEntry(ws, snapshotWs, rel);
     changed.push(`${rel}/`);
@@ -119,9 +142,11 @@ export function restoreInfrastructure(
   sinceNs: bigint,
   /** HOME of the test runs: it must not exist yet (the agent could plant user-site hooks). */
   verifyHome?: string,
+  /** On an overlay: the only paths that can differ from the snapshot (changes.ts). */
+  changed?: ChangedPaths,
 ): InfraReport {
   const touchedTests = protectedTestPaths(task).filter(
-    (p) => !sameEntry(join(ws, p), join(snapshotWs, p)),
+    (p) => (!changed || touches(changed, p)) && !sameEntry(join(ws, p), join(snapshotWs, p)),
   );
   const resultFiles: string[] = [];
   for (const s of task.test_suites) {
@@ -130,7 +155,7 @@ export function restoreInfrastructure(
       resultFiles.push(s.result_file);
     rmSync(join(ws, s.result_file), { recursive: true, force: true });
   }
-  const touchedInfra = restoreDependencies(ws, snapshotWs, sinceNs);
+  const touchedInfra = restoreDependencies(ws, snapshotWs, sinceNs, changed);
   if (verifyHome && lstatOrNull(verifyHome)) {
     rmSync(verifyHome, { recursive: true, force: true });
     touchedInfra.push(`${verifyHome} (HOME of the test runs)`);
@@ -142,16 +167,22 @@ export function restoreInfrastructure(
   const modules = task.test_suites.some((s) => s.language === 'python')
     ? protectedModules()
     : new Set<string>();
-  const seen = new Set(walk(snapshotWs, pruneGit).map((e) => e.rel));
+  const inSnapshot = changed
+    ? (rel: string) => lstatOrNull(join(snapshotWs, rel)) !== null
+    : (() => {
+        const seen = new Set(walk(snapshotWs, pruneGit).map((e) => e.rel));
+        return (rel: string) => seen.has(rel);
+      })();
   for (const tree of [ws, snapshotWs])
-    for (const e of walk(tree, pruneGit)) if (infraKind(e.rel)) candidates.add(e.rel);
-  for (const e of walk(ws, pruneGit))
-    if (!seen.has(e.rel) && shadows(e.rel, e.type, ws, modules)) {
+    for (const e of entries(tree, pruneGit, changed)) if (infraKind(e.rel)) candidates.add(e.rel);
+  for (const e of entries(ws, pruneGit, changed))
+    if (!inSnapshot(e.rel) && shadows(e.rel, e.type, ws, modules)) {
       rmSync(join(ws, e.rel), { recursive: true, force: true });
       touchedInfra.push(e.rel);
     }
   for (const rel of [...candidates].sort()) {
-    if (exempt.has(rel) || sameEntry(join(ws, rel), join(snapshotWs, rel))) continue;
+    if (exempt.has(rel) || (changed && !touches(changed, rel))) continue;
+    if (sameEntry(join(ws, rel), join(snapshotWs, rel))) continue;
     if (restoreInfraFile(ws, snapshotWs, rel)) touchedInfra.push(rel);
   }
   return { touchedTests, touchedInfra: [...new Set(touchedInfra)].sort(), resultFiles };

@@ -6,7 +6,6 @@ import { isAbsolute, join, normalize } from 'node:path';
 import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';
 import { git } from '../util/git.js';
-import { runShell } from '../util/process.js';
 
 /** Paths named in a unified diff's headers (a/ and b/ sides). */
 export function patchPaths(patch: string): string[] {
@@ -35,23 +34,26 @@ export async function restoreTests(
   task: ResolvedTask,
 ): Promise<string[]> {
   const paths = protectedTestPaths(task);
-  for (const p of paths) {
-    rmSync(join(ws, p), { recursive: true, force: true });
-    const tracked = git(ws, ['ls-tree', '-r', '--name-only', baselineTree, '--', p]).trim();
-    if (tracked) git(ws, ['restore', `--source=${baselineTree}`, '--worktree', '--', p]);
-  }
+  for (const p of paths) rmSync(join(ws, p), { recursive: true, force: true });
+  // One git call for all of them: which hold baseline files, then one restore of those.
+  const tracked = paths.length
+    ? git(ws, ['ls-tree', '-r', '-z', '--name-only', baselineTree, '--', ...paths])
+        .split('\0')
+        .filter(Boolean)
+    : [];
+  const restore = paths.filter((p) => tracked.some((f) => f === p || f.startsWith(`${p}/`)));
+  if (restore.length)
+    git(ws, ['restore', `--source=${baselineTree}`, '--worktree', '--', ...restore]);
   if (task.test_patch.trim()) {
-    const r = await runShell('git apply --whitespace=nowarn -', {
-      cwd: ws,
-      input: task.test_patch,
-      timeoutMs: 60_000,
-    });
-    if (r.exitCode !== 0)
+    try {
+      git(ws, ['apply', '--whitespace=nowarn', '-'], task.test_patch);
+    } catch (e) {
       throw new InfraError(
         'verify',
-        `test_patch does not apply: ${r.stderr.trim()}`,
+        `test_patch does not apply: ${(e as Error).message.replace(/^git apply [^:]*: /, '')}`,
         'test_patch_failed',
       );
+    }
   }
   return paths.filter((p) => existsSync(join(ws, p)));
 }

@@ -1,6 +1,19 @@
 // The agent's change = the workspace now versus the baseline tree (base_commit + install
 // output). This is ground truth for "files changed", whatever the agent reports.
-import { git } from '../util/git.js';
+//
+// Without an overlay the workspace's tree is written from scratch (snapshotTree: every file not
+// ignored is hashed again). With one, only the changed paths are looked at: the baseline tree is
+// read into a temporary index and those paths alone are updated in it. The result is the same
+// tree (test/workspace/changes.test.ts compares the two on every kind of change); when a
+// .gitignore or .gitattributes changed, which can change how unchanged files count, or a nested
+// repository is involved, the whole tree is written as before.
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { InfraError } from '../util/errors.js';
+import { GIT_ENV, git } from '../util/git.js';
+import { lstatOrNull, walk } from '../verify/fs-tree.js';
+import type { ChangedPaths } from './changes.js';
 import { snapshotTree } from './provision.js';
 
 export interface WorkspaceDiff {
@@ -9,12 +22,134 @@ export interface WorkspaceDiff {
   patch: string;
 }
 
-export function workspaceDiff(ws: string, baselineTree: string): WorkspaceDiff {
-  const tree = snapshotTree(ws);
+export function workspaceDiff(
+  ws: string,
+  baselineTree: string,
+  changed?: ChangedPaths,
+): WorkspaceDiff {
+  const tree = (changed && treeFromChanges(ws, baselineTree, changed)) || snapshotTree(ws);
+  if (tree === baselineTree) return { tree, files: [], patch: '' };
   const names = git(ws, ['diff', '--name-only', '-z', '--no-renames', baselineTree, tree]);
   const files = names.split('\0').filter(Boolean).sort();
   const patch = git(ws, ['diff', '--binary', '--no-renames', baselineTree, tree]);
   return { tree, files, patch };
+}
+
+const RULE_FILES = new Set(['.gitignore', '.gitattributes']);
+const excluded = (rel: string) =>
+  rel === '.git' ||
+  rel.startsWith('.git/') ||
+  rel === '.nanocoder' ||
+  rel.startsWith('.nanocoder/');
+
+const baselineFiles = new Map<string, string[]>();
+
+/** Every path of the baseline tree (cached: a tree never changes). */
+function filesOf(ws: string, tree: string): string[] {
+  let files = baselineFiles.get(tree);
+  if (!files) {
+    files = git(ws, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', tree])
+      .split('\0')
+      .filter(Boolean);
+    if (baselineFiles.size > 32) baselineFiles.clear();
+    baselineFiles.set(tree, files);
+  }
+  return files;
+}
+
+/**
+ * The workspace's tree as snapshotTree would write it, from the baseline tree and the changed
+ * paths; undefined when only a full snapshot can tell.
+ */
+export function treeFromChanges(
+  ws: string,
+  baselineTree: string,
+  changed: ChangedPaths,
+): string | undefined {
+  const present: string[] = [];
+  const gone: string[] = [];
+  for (const p of changed) {
+    if (excluded(p)) continue;
+    const st = lstatOrNull(join(ws, p));
+    if (!st) {
+      gone.push(p);
+      continue;
+    }
+    if (st.isDirectory()) {
+      // A type change (file -> directory) must drop the file's entry too: --replace does.
+      for (const e of walk(join(ws, p))) {
+        const rel = `${p}/${e.rel}`;
+        if (e.type === 'dir' && basename(rel) === '.git') return undefined; // nested repository
+        if (e.type === 'file' || e.type === 'symlink') present.push(rel);
+      }
+      gone.push(p);
+    } else if (st.isFile() || st.isSymbolicLink()) present.push(p);
+    else gone.push(p); // special files are never part of a tree (the guard removed them)
+  }
+  const nested = (p: string) => basename(p) === '.git' || p.includes('/.git/');
+  if ([...present, ...gone].some((p) => RULE_FILES.has(basename(p)) || nested(p))) return undefined;
+  if (present.length === 0 && gone.length === 0) return baselineTree;
+  const ignored = new Set(
+    present.length ? gitLines(ws, ['check-ignore', '--no-index', '-z', '--stdin'], present) : [],
+  );
+  const update = new Set(present.filter((p) => !ignored.has(p)));
+  // Baseline entries at or below a deleted (or retyped) path leave the index.
+  const goneSet = new Set(gone);
+  if (goneSet.size)
+    for (const f of filesOf(ws, baselineTree))
+      for (let i = f.length; i > 0; i = f.lastIndexOf('/', i - 1))
+        if (goneSet.has(f.slice(0, i))) {
+          update.add(f);
+          break;
+        }
+  if (update.size === 0) return baselineTree;
+  const index = join(ws, '.git', `nanobench-index-${process.pid}-${Date.now()}`);
+  const env = { ...GIT_ENV, GIT_INDEX_FILE: index };
+  const run = (args: string[], input?: string) =>
+    execFileSync('git', args, {
+      cwd: ws,
+      env,
+      input,
+      encoding: 'utf8',
+      stdio: 'pipe',
+      maxBuffer: 1 << 28,
+    });
+  try {
+    run(['read-tree', baselineTree]);
+    // Paths, not pathspecs: a missing one leaves the index, a present one is hashed as git add would.
+    run(
+      ['update-index', '--add', '--remove', '--replace', '-z', '--stdin'],
+      `${[...update].join('\0')}\0`,
+    );
+    return run(['write-tree']).trim();
+  } catch (e) {
+    throw new InfraError(
+      'diff',
+      `cannot snapshot ${ws}: ${(e as { stderr?: string }).stderr || (e as Error).message}`,
+      'snapshot_failed',
+    );
+  } finally {
+    rmSync(index, { force: true });
+  }
+}
+
+/** NUL-separated output of a git command fed NUL-separated paths; exit 1 means "none". */
+function gitLines(ws: string, args: string[], paths: string[]): string[] {
+  try {
+    return execFileSync('git', args, {
+      cwd: ws,
+      env: GIT_ENV,
+      input: `${paths.join('\0')}\0`,
+      encoding: 'utf8',
+      stdio: 'pipe',
+      maxBuffer: 1 << 28,
+    })
+      .split('\0')
+      .filter(Boolean);
+  } catch (e) {
+    if ((e as { status?: number }).status === 1) return [];
+    throw new InfraError('diff', `git ${args[0]} in ${ws}: ${(e as Error).message}`, 'git_failed');
+  }
 }
 
 /** Lines added by a patch (without the leading "+"), for symbol lookups. */

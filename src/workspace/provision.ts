@@ -1,4 +1,5 @@
-// Workspace provisioning. A trial gets a fresh copy of a prepared environment snapshot:
+// Workspace provisioning. A trial gets a fresh workspace made from a prepared environment snapshot
+// (an overlay on it, or a copy: layers.ts):
 // the repository at base_commit (history up to base only: nothing that reaches past it),
 // with the task's install command already run. Snapshots are built once per
 // (repo, base_commit, install command) and reused by every later trial.
@@ -11,6 +12,8 @@ import type { Task } from '../task/schema.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV, git } from '../util/git.js';
 import { runShell } from '../util/process.js';
+import { type ChangedPaths, upperChanges } from './changes.js';
+import { type Layers, lowerOwnedBy, makeWorkspace, type ProvisionMode } from './layers.js';
 import { ensureSourceClone, type RepoSource } from './source.js';
 
 export interface Snapshot {
@@ -27,10 +30,19 @@ export interface ProvisionResult {
   baselineTree: string;
   /** True when the environment snapshot already existed (install not re-run). */
   envReused: boolean;
-  /** The pristine workspace the trial's copy was made from (hardening compares against it). */
+  /** The pristine workspace the trial's workspace was made from (hardening compares against it). */
   snapshotWs: string;
   /** NanoBench's private clone of the repository (all history; never shown to an agent). */
   sourceClone: string;
+  /** How the workspace was made: overlay (and its upper layer) or a copy. */
+  layers?: Layers;
+  /** Milliseconds spent making the workspace (the snapshot already existed or was built first). */
+  provisionMs?: number;
+  /**
+   * Paths that may differ from snapshotWs now (from the overlay's upper layer); absent for
+   * copies, whose every file has to be looked at.
+   */
+  changes?: () => ChangedPaths;
 }
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
@@ -164,19 +176,26 @@ export async function ensureSnapshot(
   }
 }
 
-/** Copy the snapshot into a fresh trial workspace. */
-export function materialize(snapshot: Snapshot, workspace: string): void {
-  rmSync(workspace, { recursive: true, force: true });
-  mkdirSync(join(workspace, '..'), { recursive: true });
-  try {
-    execFileSync('cp', ['-a', join(snapshot.dir, 'ws'), workspace], { stdio: 'pipe' });
-  } catch (e) {
-    throw new InfraError(
-      'provision',
-      `cannot copy workspace: ${(e as Error).message}`,
-      'copy_failed',
-    );
-  }
+/**
+ * A fresh workspace from the snapshot: an overlay on it where this machine can mount one, else a
+ * copy (layers.ts). Whoever removes the workspace's parent must unmount it first (unmountUnder).
+ */
+export function materialize(
+  snapshot: Snapshot,
+  workspace: string,
+  mode: ProvisionMode = 'auto',
+): Layers {
+  return makeWorkspace(join(snapshot.dir, 'ws'), workspace, mode);
+}
+
+export interface ProvisionOptions {
+  /** How to make the workspace (default auto: the fastest that works here). */
+  mode?: ProvisionMode;
+  /**
+   * The user the sandbox runs the agent as, when not NanoBench's own (none-as-nobody): an overlay
+   * then sits on a copy of the snapshot that user owns, made once.
+   */
+  owner?: { uid: number; gid: number };
 }
 
 export async function provision(
@@ -184,17 +203,33 @@ export async function provision(
   task: Task,
   source: RepoSource,
   workspace: string,
+  o: ProvisionOptions = {},
 ): Promise<ProvisionResult> {
   const clone = await ensureSourceClone(cacheDir, task.repo, source, {
     commits: [task.base_commit],
   });
   const snap = await ensureSnapshot(cacheDir, task, clone);
-  materialize(snap, workspace);
+  const snapshotWs = join(snap.dir, 'ws');
+  const started = Date.now();
+  const owner = o.owner;
+  // A copy is chowned by the sandbox itself; an overlay needs a lower layer the user owns.
+  const layers = makeWorkspace(
+    (kind) =>
+      owner && (kind === 'overlay' || kind === 'fuse-overlayfs')
+        ? lowerOwnedBy(snapshotWs, owner, GIT_ENV)
+        : snapshotWs,
+    workspace,
+    o.mode ?? 'auto',
+  );
+  const { upper, lower } = layers;
   return {
     workspace,
     baselineTree: snap.baselineTree,
     envReused: snap.reused,
-    snapshotWs: join(snap.dir, 'ws'),
+    snapshotWs: lower,
     sourceClone: clone,
+    layers,
+    provisionMs: Date.now() - started,
+    ...(upper && { changes: () => upperChanges(workspace, lower, upper) }),
   };
 }

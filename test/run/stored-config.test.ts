@@ -1,7 +1,7 @@
 // Issue 12: the stored run configuration is typed and versioned; runs stored before a field
 // existed read with the one set of defaults.
 import { describe, expect, it } from 'vitest';
-import { RUN_DEFAULTS } from '../../src/run/config.js';
+import { autoConcurrency, RUN_DEFAULTS } from '../../src/run/config.js';
 import { readRunConfig } from '../../src/run/stored-config.js';
 import type { RunRecord } from '../../src/store/store.js';
 
@@ -24,7 +24,8 @@ describe('readRunConfig', () => {
       agent: 'oracle',
       sandbox: RUN_DEFAULTS.sandbox,
       integrity: RUN_DEFAULTS.integrity,
-      concurrency: RUN_DEFAULTS.concurrency,
+      concurrency: autoConcurrency(),
+      provision: RUN_DEFAULTS.provision,
       agent_info: {},
       task_digests: {},
     });

@@ -146,7 +146,7 @@ function env(
 }
 
 describe('the trial lifecycle', () => {
-  it('scores a trial whose every phase succeeded, timing each phase', async () => {
+  it('scores a trial whose every phase succeeded, timing each phase and the teardown', async () => {
     const e = env();
     const rec = await runTrial(spec(), e);
     expect(rec).toMatchObject({ status: 'scored', label: 'pass', score: 1, error_stage: null });
@@ -159,6 +159,7 @@ describe('the trial lifecycle', () => {
       'verify',
       'score',
       'audit',
+      'teardown',
     ]);
     expect(existsSync(e.paths.workspace('r1', spec().key))).toBe(false); // torn down
   });

@@ -16,6 +16,8 @@
 // on files it owns as before; the chown back also clears any setuid bit the agent set.
 import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
+  lchownSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -27,6 +29,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { InfraError } from '../../util/errors.js';
+import { walk } from '../../verify/fs-tree.js';
 import { INIT_SCRIPT, tagPrefix, which } from './contain.js';
 import { prlimitArgs } from './limits.js';
 import { isInside, type Toolchain, toolchain } from './toolchain.js';
@@ -85,6 +88,8 @@ interface Plan {
   writable: string[];
   home: string;
   workspace: string;
+  /** The workspace is an overlay whose lower layer the user owns: it is not chowned whole. */
+  workspaceOwned?: boolean;
   /** Host directory the new root (a tmpfs) is mounted on, inside the namespace only. */
   root: string;
   emptyFile: string;
@@ -207,6 +212,7 @@ export function setupScript(p: Plan): string {
   const own = [...p.writable, p.home, p.workspace];
   for (const w of own)
     ops.push({ dest: w, lines: [`${t.mount} --bind -o nosuid,nodev ${q(w)} ${at(w)}`] });
+  const chowned = p.workspaceOwned ? own.filter((w) => w !== p.workspace) : own;
 
   const { uid, gid } = p.user;
   const lines = [
@@ -218,7 +224,7 @@ export function setupScript(p: Plan): string {
     ...symlinkLines(p.toolchain.symlinks, t.ln, at),
     ...emit(ops, t.mkdir, at),
     // -P: never follow a symlink the agent left (it could point at /etc); -h: chown the link itself.
-    `${t.chown} -R -P -h ${uid}:${gid} ${own.map(q).join(' ')}`,
+    `${t.chown} -R -P -h ${uid}:${gid} ${chowned.map(q).join(' ')}`,
     `${t.pivot_root} "$R" "$R/.nb-old"`,
     `${t.umount} -l /.nb-old`,
     'rmdir /.nb-old 2>/dev/null || true',
@@ -233,6 +239,36 @@ export function setupScript(p: Plan): string {
     ].join(' '),
   ];
   return lines.join('\n');
+}
+
+/** Workspace entries of an overlay's upper layer, as the workspace shows them (whiteouts are not). */
+function upperEntries(ws: string, upper: string): string[] {
+  const out = [ws];
+  for (const e of walk(upper)) {
+    const abs = join(ws, e.rel);
+    if (lstatSync(abs, { throwIfNoEntry: false })) out.push(abs);
+  }
+  return out;
+}
+
+/**
+ * Before each command: what NanoBench wrote on an overlay workspace (restored files, the test
+ * patch) becomes the user's. Only the upper layer's entries: a chown of the whole workspace would
+ * copy every file of the snapshot up. Never through a link (lchown).
+ */
+function giveUpperTo(ws: string, upper: string, u: { uid: number; gid: number }): void {
+  for (const abs of upperEntries(ws, upper)) {
+    const st = lstatSync(abs);
+    if (st.uid !== u.uid || st.gid !== u.gid) lchownSync(abs, u.uid, u.gid);
+  }
+}
+
+/** After the session: no setuid or setgid file the agent made survives it. */
+function clearSetId(ws: string, upper: string): void {
+  for (const abs of upperEntries(ws, upper)) {
+    const st = lstatSync(abs);
+    if (st.isFile() && st.mode & 0o6000) chmodSync(abs, st.mode & 0o1777);
+  }
 }
 
 const covered = (p: string, t: Toolchain) =>
@@ -270,15 +306,18 @@ class NobodySession implements SandboxSession {
     for (const w of s.writable ?? []) realDir(w, 'writable directory');
     const root = join(this.dir, `root-${this.commands++}`);
     mkdirSync(root);
+    const user = this.o.user ?? nobodyUser();
+    if (s.workspaceUpper) giveUpperTo(s.workspace, s.workspaceUpper, user);
     const script = setupScript({
       toolchain: this.tc,
       readOnly: [...new Set(readOnly)].filter((p) => !covered(p, this.tc)),
       writable: s.writable ?? [],
       home: s.home,
       workspace: s.workspace,
+      workspaceOwned: Boolean(s.workspaceUpper),
       root,
       emptyFile: join(this.dir, 'empty'),
-      user: this.o.user ?? nobodyUser(),
+      user,
       tools: this.tools,
     });
     const t = this.tools;
@@ -301,9 +340,14 @@ class NobodySession implements SandboxSession {
       const s = this.s;
       const uid = process.getuid?.() ?? 0;
       const gid = process.getgid?.() ?? 0;
-      const own = [...(s.writable ?? []), s.home, s.workspace].filter((p) =>
-        lstatSync(p, { throwIfNoEntry: false }),
-      );
+      // An overlay workspace stays the user's (its lower layer is theirs; git is told to trust
+      // it, src/util/git.ts): only setuid bits the agent set on what it wrote are cleared.
+      if (s.workspaceUpper) clearSetId(s.workspace, s.workspaceUpper);
+      const own = [
+        ...(s.writable ?? []),
+        s.home,
+        ...(s.workspaceUpper ? [] : [s.workspace]),
+      ].filter((p) => lstatSync(p, { throwIfNoEntry: false }));
       try {
         if (this.commands > 0 && own.length)
           execFileSync(this.tools.chown, ['-R', '-P', '-h', `${uid}:${gid}`, ...own], {
@@ -346,6 +390,7 @@ export function nobodyDriver(o: NobodyOptions): SandboxDriver {
   const tc = toolchain(o.envPath ?? process.env.PATH, o.protectedPaths);
   return {
     kind: 'none-as-nobody',
+    user: o.user ?? nobodyUser(),
     async open(s: SessionOptions): Promise<SandboxSession> {
       const dir = mkdtempSync(join(tmpdir(), 'nb-nobody-'));
       writeFileSync(join(dir, 'empty'), '');

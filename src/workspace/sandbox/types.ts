@@ -23,6 +23,11 @@ export type Containment = 'pid-namespace' | 'pdeathsig' | 'tag-sweep';
 export interface SessionOptions {
   /** Seen read-write at its real path; the working directory of everything wrapped. */
   workspace: string;
+  /**
+   * When the workspace is an overlay: its upper layer, i.e. every entry not as the snapshot has
+   * it (none-as-nobody hands only those to its user; the lower layer is already that user's).
+   */
+  workspaceUpper?: string;
   /** HOME inside the session (read-write). */
   home: string;
   /** Other directories seen read-write at their real paths (the trial's scratch directory). */
@@ -59,5 +64,7 @@ export interface SandboxDriver {
   readonly kind: SandboxKind;
   /** Why this driver was chosen (e.g. why auto fell back to none). */
   readonly note?: string;
+  /** The user commands run as, when it is not NanoBench's (the workspace must be theirs). */
+  readonly user?: { uid: number; gid: number };
   open(o: SessionOptions): Promise<SandboxSession>;
 }
