@@ -7,7 +7,8 @@ const exclude = capture
   ? configDefaults.exclude
   : [...configDefaults.exclude, 'test/agent/nanocoder-capture.test.ts'];
 
-// Tests that run trials or the built CLI (dist/), or need Redis, a browser or bubblewrap: the
+// Tests that run trials or the built CLI (dist/), or need Redis, a browser, bubblewrap or the
+// provisioning modes' packages (fuse-overlayfs, xfsprogs): the
 // "e2e" project. Everything else is "unit" (`npm run test:unit`, the edit-test loop: no build, no
 // system package). The helpers refuse to spawn the CLI or start Redis in the unit project, so a
 // test listed in the wrong place fails instead of slowing the fast tier.
@@ -18,6 +19,7 @@ const E2E = [
   'test/provider/proxy-cli.test.ts',
   'test/queue/coordinator.test.ts',
   'test/sandbox/bwrap.test.ts',
+  'test/workspace/layers.test.ts',
 ];
 
 export default defineConfig({

@@ -146,7 +146,7 @@ export function auditGit(
   if (sourceClone) {
     const now = (inGit && changedCommitIds(ws, inGit)) ?? commitIds(join(git, 'objects'));
     const before = now.size ? commitsOfSnapshot(snapshotWs) : new Set<string>();
-    const added = [...now].filter((id) => !before.has(id));
+    const added = [...now].filter((id) => !before.has(id)).sort();
     const future = inSource(sourceClone, added);
     for (const id of future.slice(0, MAX_COMMITS))
       reasons.push(`commit ${id.slice(0, 12)} of the task's repository past base_commit`);

@@ -23,6 +23,7 @@ import {
 } from './format.js';
 import type { MatrixCell } from './matrix.js';
 import type { Report } from './model.js';
+import { provisionText } from './phases.js';
 
 /** Rows beyond this are left out of the HTML matrix (with a note); JSON has them all. */
 const MAX_MATRIX_ROWS = 5000;
@@ -181,6 +182,17 @@ function matrixRow(c: MatrixCell, agent: string): string {
   return `<tr class="${cls}">${td(esc(modelName(c.provider, c.model, agent)))}${td(esc(c.task_id))}${td(esc(c.mode))}${td(c.pass_at_1 === null ? '—' : c.pass_at_1 ? 'pass' : 'fail', 'res')}${num(score2(c.mean_score))}${num(`${c.passed}/${c.scored}${errors}`)}${num(ciText(c.ci95))}${td(esc(labels || '—') + marks.map(mark).join(''))}</tr>`;
 }
 
+function phasesSection(r: Report): string {
+  const s = r.phases;
+  if (!s) return '';
+  const row = s.phases.map((p) => num(`${p.mean_ms} ms (${pct(p.share)})`)).join('');
+  return `<section id="phases"><h2>Where the time went</h2><p>Mean of ${plural(s.trials, 'timed trial')}: ${(s.mean_total_ms / 1000).toFixed(1)} s; workspaces: ${esc(provisionText(s))}.</p>${tableHtml(
+    'phases-table',
+    s.phases.map((p) => p.phase),
+    [`<tr>${row}</tr>`],
+  )}</section>`;
+}
+
 function matrixSection(r: Report): string {
   const shown = r.matrix.slice(0, MAX_MATRIX_ROWS);
   const more = r.matrix.length - shown.length;
@@ -207,6 +219,7 @@ export function renderHtml(r: Report): string {
     evidenceSection(r),
     errorsSection(r),
     integritySection(r),
+    phasesSection(r),
     matrixSection(r),
   ].filter(Boolean);
   const ids = [...sections.join('').matchAll(/<section id="([^"]+)"><h2>([^<]+)</g)];

@@ -25,6 +25,7 @@ import {
 import { defaultReportInputs } from './inputs.js';
 import type { MatrixCell } from './matrix.js';
 import { buildReport, type Report } from './model.js';
+import { provisionText } from './phases.js';
 
 /** Below GitHub's 65,536-character comment limit, with room for a caller's header. */
 export const MARKDOWN_BUDGET = 60_000;
@@ -187,6 +188,20 @@ function evidenceSection(r: Report): string[] {
   ];
 }
 
+function phasesSection(r: Report): string[] {
+  const s = r.phases;
+  if (!s) return [];
+  return [
+    '## Where the time went',
+    '',
+    `Mean of ${plural(s.trials, 'timed trial')}: ${(s.mean_total_ms / 1000).toFixed(1)} s; workspaces: ${provisionText(s)}.`,
+    '',
+    `| ${s.phases.map((p) => p.phase).join(' | ')} |`,
+    `|${s.phases.map(() => '---:').join('|')}|`,
+    `| ${s.phases.map((p) => `${p.mean_ms} ms (${pct(p.share)})`).join(' | ')} |`,
+  ];
+}
+
 function errorsSection(r: Report): string[] {
   if (!r.errors.count) return [];
   const lines = ['## Infra errors (excluded from every rate)', ''];
@@ -255,6 +270,7 @@ export function renderMarkdown(r: Report, budget = MARKDOWN_BUDGET): string {
     evidenceSection(r),
     errorsSection(r),
     integrityMarkdown(r.integrity, mdCell),
+    phasesSection(r),
   ].filter((s) => s.length);
   const head = `${sections.map((s) => s.join('\n')).join('\n\n')}\n\n## Provider matrix\n\n`;
   return head + matrixMarkdown(r.matrix, r.run.agent, budget - head.length);

@@ -19,6 +19,7 @@ import type { RunRecord } from '../store/store.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
 import { compareKeys, type MatrixCell, providerMatrix } from './matrix.js';
 import { type NavigationDelta, navigationDeltas } from './navigation.js';
+import { type PhaseSummary, phaseSummary } from './phases.js';
 import type { ResolvedTaskMeta, TaskMetaMap } from './task-meta.js';
 import { type Taxonomy, taxonomy } from './taxonomy.js';
 
@@ -32,6 +33,9 @@ export interface ReportTrial extends TrialOutcome {
   tokens_in?: number | null;
   tokens_out?: number | null;
   cost_usd?: number | null;
+  /** Flattened by Store.trialOutcomes too (details.phase_ms, details.provision.mode). */
+  phase_ms?: Record<string, number> | null;
+  provision_mode?: string | null;
   details?: Record<string, unknown>;
 }
 
@@ -123,6 +127,8 @@ export interface Report {
   };
   /** Sandbox used and trials with integrity flags (src/integrity/). */
   integrity: IntegritySummary;
+  /** Where the trials' time went, per phase; null when no trial was timed (src/report/phases.ts). */
+  phases: PhaseSummary | null;
   /**
    * Tasks that ran without passing gate evidence for their content (src/gates/evidence.ts);
    * recorded: false for runs that predate evidence.
@@ -243,6 +249,7 @@ export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: Repor
     errors: errorSummary(trials),
     integrity: integritySummary(run.config, trials),
     evidence: evidenceSummary(tasks, trials),
+    phases: phaseSummary(trials),
   };
 }
 

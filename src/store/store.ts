@@ -70,6 +70,9 @@ export type TrialOutcomeRow = Pick<
   tokens_in: number | null;
   tokens_out: number | null;
   cost_usd: number | null;
+  /** details.phase_ms and details.provision.mode: where the trial's time went. */
+  phase_ms: Record<string, number> | null;
+  provision_mode: string | null;
 };
 
 export interface RunLease {
@@ -340,11 +343,19 @@ export class Store {
            error_stage, error_code,
            json_extract(details, '$.proxy.tokens.input') AS tokens_in,
            json_extract(details, '$.proxy.tokens.output') AS tokens_out,
-           json_extract(details, '$.proxy.cost_usd') AS cost_usd
+           json_extract(details, '$.proxy.cost_usd') AS cost_usd,
+           json_extract(details, '$.phase_ms') AS phase_ms,
+           json_extract(details, '$.provision.mode') AS provision_mode
          FROM trials WHERE run_id = ? ORDER BY id`,
       )
-      .all(runId) as (Omit<TrialOutcomeRow, 'flags'> & { flags: unknown })[];
-    for (const r of rows) r.flags = parseJson(r.flags as string);
+      .all(runId) as (Omit<TrialOutcomeRow, 'flags' | 'phase_ms'> & {
+      flags: unknown;
+      phase_ms: unknown;
+    })[];
+    for (const r of rows) {
+      r.flags = parseJson(r.flags as string);
+      r.phase_ms = r.phase_ms ? parseJson(r.phase_ms as string) : null;
+    }
     return rows as TrialOutcomeRow[];
   }
 }

@@ -46,6 +46,25 @@ export function upperChanges(ws: string, lower: string, upper: string): ChangedP
   return out.sort();
 }
 
+/**
+ * lstat that believes a directory's listing over a lookup by name: fuse-overlayfs (1.10, Debian
+ * 12) still finds lower entries of a directory that was deleted and made again although it no
+ * longer lists them (containers/fuse-overlayfs#324). One listing per directory per instance.
+ */
+export function listedStat(root: string): (rel: string) => ReturnType<typeof lstatOrNull> {
+  const listings = new Map<string, Set<string>>();
+  return (rel) => {
+    const cut = rel.lastIndexOf('/');
+    const dir = cut < 0 ? '' : rel.slice(0, cut);
+    let listed = listings.get(dir);
+    if (!listed) {
+      listed = new Set(names(dir ? join(root, dir) : root));
+      listings.set(dir, listed);
+    }
+    return listed.has(rel.slice(cut + 1)) ? lstatOrNull(join(root, rel)) : null;
+  };
+}
+
 /** Whether `rel` is a changed path, lies below one, or holds one. */
 export function touches(changed: ChangedPaths, rel: string): boolean {
   return changed.some((p) => p === rel || p.startsWith(`${rel}/`) || rel.startsWith(`${p}/`));
@@ -62,8 +81,9 @@ export function scopedWalk(
   prune: (rel: string, name: string) => boolean = () => false,
 ): { rel: string; type: EntryType }[] {
   const out = new Map<string, EntryType>();
+  const stat = listedStat(tree);
   const typeOf = (rel: string): EntryType | undefined => {
-    const st = lstatOrNull(join(tree, rel));
+    const st = stat(rel);
     if (!st) return undefined;
     if (st.isSymbolicLink()) return 'symlink';
     if (st.isDirectory()) return 'dir';

@@ -12,8 +12,8 @@ import { rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV, git } from '../util/git.js';
-import { lstatOrNull, walk } from '../verify/fs-tree.js';
-import type { ChangedPaths } from './changes.js';
+import { walk } from '../verify/fs-tree.js';
+import { type ChangedPaths, listedStat } from './changes.js';
 import { snapshotTree } from './provision.js';
 
 export interface WorkspaceDiff {
@@ -68,9 +68,10 @@ export function treeFromChanges(
 ): string | undefined {
   const present: string[] = [];
   const gone: string[] = [];
+  const stat = listedStat(ws);
   for (const p of changed) {
     if (excluded(p)) continue;
-    const st = lstatOrNull(join(ws, p));
+    const st = stat(p);
     if (!st) {
       gone.push(p);
       continue;
@@ -92,17 +93,21 @@ export function treeFromChanges(
   const ignored = new Set(
     present.length ? gitLines(ws, ['check-ignore', '--no-index', '-z', '--stdin'], present) : [],
   );
-  const update = new Set(present.filter((p) => !ignored.has(p)));
-  // Baseline entries at or below a deleted (or retyped) path leave the index.
+  // Baseline entries at or below a deleted (or retyped) path leave the index (--force-remove:
+  // without asking the disk, see listedStat); then the present files are hashed in (--replace
+  // drops a file entry that a new directory now covers).
+  const remove = new Set<string>();
   const goneSet = new Set(gone);
   if (goneSet.size)
     for (const f of filesOf(ws, baselineTree))
       for (let i = f.length; i > 0; i = f.lastIndexOf('/', i - 1))
         if (goneSet.has(f.slice(0, i))) {
-          update.add(f);
+          remove.add(f);
           break;
         }
-  if (update.size === 0) return baselineTree;
+  const add = present.filter((p) => !ignored.has(p));
+  for (const p of add) remove.delete(p);
+  if (remove.size === 0 && add.length === 0) return baselineTree;
   const index = join(ws, '.git', `nanobench-index-${process.pid}-${Date.now()}`);
   const env = { ...GIT_ENV, GIT_INDEX_FILE: index };
   const run = (args: string[], input?: string) =>
@@ -116,11 +121,11 @@ export function treeFromChanges(
     });
   try {
     run(['read-tree', baselineTree]);
-    // Paths, not pathspecs: a missing one leaves the index, a present one is hashed as git add would.
-    run(
-      ['update-index', '--add', '--remove', '--replace', '-z', '--stdin'],
-      `${[...update].join('\0')}\0`,
-    );
+    // Paths, not pathspecs; present files are hashed as git add would.
+    if (remove.size)
+      run(['update-index', '--force-remove', '-z', '--stdin'], `${[...remove].join('\0')}\0`);
+    if (add.length)
+      run(['update-index', '--add', '--replace', '-z', '--stdin'], `${add.join('\0')}\0`);
     return run(['write-tree']).trim();
   } catch (e) {
     throw new InfraError(

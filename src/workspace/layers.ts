@@ -246,17 +246,21 @@ export function releaseWorkspace(ws: string, o: { keep?: boolean } = {}): void {
 /**
  * The snapshot as a lower layer owned by `owner` (none-as-nobody runs the agent as nobody, who
  * must be able to write the workspace; chowning through an overlay would copy every file up).
- * Made once per snapshot and user, next to the snapshot, atomically; git's index is refreshed so
- * that `git status` in a trial does not hash every file again.
+ * Made once per snapshot and user, next to the snapshot, atomically, inside a directory only
+ * NanoBench can enter (no other process of that user may change it: every overlay on it would
+ * see the change). git's index is refreshed, so that `git status` in a trial hashes nothing.
  */
 export function lowerOwnedBy(
   snapshotWs: string,
   owner: { uid: number; gid: number },
   gitEnv: NodeJS.ProcessEnv,
 ): string {
-  const dir = `${snapshotWs}-as-${owner.uid}`;
+  const home = join(dirname(snapshotWs), `as-${owner.uid}`);
+  const dir = join(home, 'ws');
   if (existsSync(dir)) return dir;
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  chmodSync(home, 0o700);
+  const tmp = join(home, `ws.tmp-${process.pid}-${Date.now()}`);
   try {
     execFileSync('cp', ['-a', '--reflink=auto', snapshotWs, tmp], { stdio: 'pipe' });
     execFileSync('chown', ['-R', '-P', '-h', `${owner.uid}:${owner.gid}`, tmp], { stdio: 'pipe' });

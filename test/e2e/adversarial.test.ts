@@ -6,7 +6,9 @@
 // results database); plain none runs NanoBench as nobody, where those attacks succeed and the
 // run says it had no sandbox. The scripts and what each one tries are in
 // test/fixtures/adversarial/; a naive harness (test/helpers/naive-harness.ts) shows that the
-// attacks work where the matching defence is missing.
+// attacks work where the matching defence is missing. The attacks on the workspace run under every
+// provisioning mode (test/helpers/provision-modes.ts): an overlay's upper layer, read alone, must
+// catch everything a walk of a copy does.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -14,13 +16,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, it as vitestIt } from 'vitest';
 import { Store, type TrialRecord } from '../../src/store/store.js';
 import type { Task } from '../../src/task/schema.js';
 import { detectContainment } from '../../src/workspace/sandbox/contain.js';
 import { EXAMPLES, nanobench, ROOT, runJson } from '../helpers/cli.js';
 import { checkout, naiveRun } from '../helpers/naive-harness.js';
 import { asUnprivileged, isRoot, NOBODY, unprivilegedDir } from '../helpers/processes.js';
+import { type ModeCase, provisionModes } from '../helpers/provision-modes.js';
 import { writeVariants } from '../helpers/task-variants.js';
 import { noBwrap } from '../sandbox/require-bwrap.js';
 
@@ -38,7 +41,7 @@ const HIDING = [...(noBwrap ? [] : ['bwrap']), ...(isRoot ? ['none'] : [])];
 // Plain none needs a non-root NanoBench: these runs go as nobody, in a root nobody owns.
 const plainRoot = unprivilegedDir('nb-adv-plain-');
 
-function attack(
+function attackWith(
   script: string,
   tasks: string[],
   sandbox: string,
@@ -48,14 +51,21 @@ function attack(
     agent?: string;
     /** Run NanoBench itself as an unprivileged user (nobody when we are root), on EXAMPLES. */
     unprivileged?: boolean;
+    /** --provision, with a results root on a filesystem the mode works on. */
+    provision?: ModeCase;
   } = {},
 ): TrialRecord[] {
   const agent = o.agent ?? `command:${join(ADV, script)}`;
   const u = o.unprivileged ?? false;
-  const dbPath = u ? join(plainRoot, 'r.sqlite') : db;
+  const dbPath = u
+    ? join(plainRoot, 'r.sqlite')
+    : o.provision
+      ? join(o.provision.root, 'r.sqlite')
+      : db;
   const out = runJson(
     ['run', EXAMPLES, ...(u ? [] : [variants]), '--agent', agent, '--task', tasks.join(',')]
       .concat(['--sandbox', sandbox, '--mirror', MIRROR, '--runs', '1', '--db', dbPath])
+      .concat(o.provision ? ['--provision', o.provision.mode] : [])
       .concat(o.args ?? []),
     { env: { ...o.env, ...(u && { HOME: plainRoot }) }, as: u ? asUnprivileged() : undefined },
   );
@@ -123,10 +133,15 @@ let tasks: Record<string, Task>;
 beforeAll(() => {
   tasks = writeVariants(variants);
 });
+const modes = provisionModes();
 afterAll(() => {
+  modes.release();
   rmSync(root, { recursive: true, force: true });
   rmSync(plainRoot, { recursive: true, force: true });
 });
+const WORKSPACE_CASES = SANDBOXES.flatMap((sandbox) =>
+  modes.cases.map((provision) => ({ sandbox, provision, name: `${sandbox}, ${provision.mode}` })),
+);
 
 describe('the attacks work against a naive harness', () => {
   it('npm test script, project .npmrc, stale result file, Python hooks, escaping symlink', () => {
@@ -163,67 +178,73 @@ describe('the attacks work against a naive harness', () => {
   });
 });
 
-describe.each(SANDBOXES)('adversarial agents under --sandbox %s earn nothing', (sandbox) => {
-  it('editing the tests', () => {
-    expectNothingEarned(attack('edit-tests.sh', ['textkit-001'], sandbox), 'touched_tests');
-  });
-
-  it('replacing the npm test script, or the shell npm runs it with', () => {
-    for (const script of ['npm-test-script.sh', 'npmrc-shell.sh'])
-      expectNothingEarned(attack(script, ['textkit-001-npm'], sandbox), 'touched_test_infra');
-  });
-
-  it('writing a passing JUnit file ahead of the suite', () => {
-    const [t] = attack('fake-result-file.sh', ['invoicing-001-pytest'], sandbox);
-    expectNothingEarned([t], 'wrote_result_file');
-  });
-
-  it('Python hooks: a unittest shadow, user-site and site customization, conftest.py', () => {
-    const ids = ['invoicing-001', 'invoicing-001-pythonpath', 'invoicing-001-pytest'];
-    expectNothingEarned(attack('python-hooks.sh', ids, sandbox), 'touched_test_infra');
-  });
-
-  it('looking for the fix in the history inside the workspace', () => {
-    // Under none the script goes on to fetch from NanoBench's source cache: see the strict test.
-    const [t] = attack('git-history.sh', ['textkit-001'], sandbox, {
-      args: ['--integrity', 'strict'],
+describe.each(WORKSPACE_CASES)(
+  'adversarial agents earn nothing under --sandbox, --provision: $name',
+  ({ sandbox, provision }) => {
+    const attack = (...[script, ids, , o]: Parameters<typeof attackWith>) =>
+      attackWith(script, ids, sandbox, { ...o, provision });
+    const it = provision.skip ? vitestIt.skip : vitestIt;
+    it('editing the tests', () => {
+      expectNothingEarned(attack('edit-tests.sh', ['textkit-001'], sandbox), 'touched_tests');
     });
-    expectNothingEarned([t]);
-    expect(agentOut(t)).toContain('RESULT in-workspace commits past base: 0');
-    if (HIDING.includes(sandbox)) expect(agentOut(t)).toContain('RESULT source clone: not found');
-  });
 
-  it('planting git configuration that would run on the host', () => {
-    const marker = join(tmpdir(), `nb-pwned-${randomUUID()}`);
-    const trials = attack('git-config-exec.sh', ['textkit-001'], sandbox, {
-      env: { NB_PWN_MARKER: marker },
+    it('replacing the npm test script, or the shell npm runs it with', () => {
+      for (const script of ['npm-test-script.sh', 'npmrc-shell.sh'])
+        expectNothingEarned(attack(script, ['textkit-001-npm'], sandbox), 'touched_test_infra');
     });
-    expectNothingEarned(trials, 'touched_git_internals');
-    expect(existsSync(marker)).toBe(false);
-  });
 
-  it('leaving processes behind that rewrite the code after the agent is done', () => {
-    const marker = `nb-straggler-${randomUUID()}`;
-    // The evasive straggler (no tag, outside the workspace) is stopped by a pid namespace only:
-    // bwrap's, none-as-nobody's, or plain none's where one can be made.
-    const contained =
-      sandbox === 'bwrap' || isRoot || detectContainment().containment === 'pid-namespace';
-    const env = { NB_STRAGGLER: marker, NB_EVASIVE: contained ? '1' : '' };
-    const [t] = attack('straggler.sh', ['textkit-001'], sandbox, { env });
-    expectNothingEarned([t]);
-    expect(t.files_changed).toEqual([]);
-    expect(processesWith(marker)).toEqual([]);
-  });
-
-  it('keeping the change outside the workspace behind a symlink', () => {
-    // As nobody (none as root) the agent can write nowhere on the host: its private /tmp it is.
-    const escapeDir = sandbox === 'none' && isRoot ? '/tmp' : root;
-    const [t] = attack('symlink-escape.sh', ['textkit-001'], sandbox, {
-      env: { NB_ESCAPE_DIR: escapeDir },
+    it('writing a passing JUnit file ahead of the suite', () => {
+      const [t] = attack('fake-result-file.sh', ['invoicing-001-pytest'], sandbox);
+      expectNothingEarned([t], 'wrote_result_file');
     });
-    expectNothingEarned([t], 'escaped_workspace', false);
-  });
-});
+
+    it('Python hooks: a unittest shadow, user-site and site customization, conftest.py', () => {
+      const ids = ['invoicing-001', 'invoicing-001-pythonpath', 'invoicing-001-pytest'];
+      expectNothingEarned(attack('python-hooks.sh', ids, sandbox), 'touched_test_infra');
+    });
+
+    it('looking for the fix in the history inside the workspace', () => {
+      // Under none the script goes on to fetch from NanoBench's source cache: see the strict test.
+      const [t] = attack('git-history.sh', ['textkit-001'], sandbox, {
+        args: ['--integrity', 'strict'],
+      });
+      expectNothingEarned([t]);
+      expect(agentOut(t)).toContain('RESULT in-workspace commits past base: 0');
+      if (HIDING.includes(sandbox)) expect(agentOut(t)).toContain('RESULT source clone: not found');
+    });
+
+    it('planting git configuration that would run on the host', () => {
+      const marker = join(tmpdir(), `nb-pwned-${randomUUID()}`);
+      const trials = attack('git-config-exec.sh', ['textkit-001'], sandbox, {
+        env: { NB_PWN_MARKER: marker },
+      });
+      expectNothingEarned(trials, 'touched_git_internals');
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    it('leaving processes behind that rewrite the code after the agent is done', () => {
+      const marker = `nb-straggler-${randomUUID()}`;
+      // The evasive straggler (no tag, outside the workspace) is stopped by a pid namespace only:
+      // bwrap's, none-as-nobody's, or plain none's where one can be made.
+      const contained =
+        sandbox === 'bwrap' || isRoot || detectContainment().containment === 'pid-namespace';
+      const env = { NB_STRAGGLER: marker, NB_EVASIVE: contained ? '1' : '' };
+      const [t] = attack('straggler.sh', ['textkit-001'], sandbox, { env });
+      expectNothingEarned([t]);
+      expect(t.files_changed).toEqual([]);
+      expect(processesWith(marker)).toEqual([]);
+    });
+
+    it('keeping the change outside the workspace behind a symlink', () => {
+      // As nobody (none as root) the agent can write nowhere on the host: its private /tmp it is.
+      const escapeDir = sandbox === 'none' && isRoot ? '/tmp' : root;
+      const [t] = attack('symlink-escape.sh', ['textkit-001'], sandbox, {
+        env: { NB_ESCAPE_DIR: escapeDir },
+      });
+      expectNothingEarned([t], 'escaped_workspace', false);
+    });
+  },
+);
 
 describe.skipIf(noBwrap)('attacks only a sandbox can stop (--sandbox bwrap)', () => {
   let server: Server;
@@ -234,7 +255,7 @@ describe.skipIf(noBwrap)('attacks only a sandbox can stop (--sandbox bwrap)', ()
   afterAll(() => server?.close());
 
   it('reading the golden patch, the results and the host home; writing next to the db', () => {
-    const [t] = attack('read-outside.sh', ['textkit-001'], 'bwrap');
+    const [t] = attackWith('read-outside.sh', ['textkit-001'], 'bwrap');
     expectNothingEarned([t], 'escaped_workspace');
     const out = agentOut(t);
     expect(out).toContain('RESULT golden patch: not found');
@@ -247,7 +268,7 @@ describe.skipIf(noBwrap)('attacks only a sandbox can stop (--sandbox bwrap)', ()
 
   it('calling a public host, DNS, or another port on the host loopback', () => {
     const port = String((server.address() as AddressInfo).port);
-    const [t] = attack('network.sh', ['textkit-001'], 'bwrap', { env: { NB_HOST_PORT: port } });
+    const [t] = attackWith('network.sh', ['textkit-001'], 'bwrap', { env: { NB_HOST_PORT: port } });
     expectNothingEarned([t], 'network_blocked');
     const results = agentOut(t)
       .split('\n')
@@ -258,7 +279,7 @@ describe.skipIf(noBwrap)('attacks only a sandbox can stop (--sandbox bwrap)', ()
   });
 
   it('Nanocoder inside bwrap reaches its model endpoint (through the bridge) and passes', () => {
-    const [t] = attack('', ['textkit-001'], 'bwrap', {
+    const [t] = attackWith('', ['textkit-001'], 'bwrap', {
       agent: 'nanocoder',
       args: ['--model', 'competent'],
     });
@@ -274,22 +295,22 @@ describe.each(HIDING)(
   'attacks on the whole disk under --sandbox %s earn and corrupt nothing',
   (sandbox) => {
     it('searching the disk for a clone that holds the base commit, to apply its child', () => {
-      const [t] = attack('search-clones.sh', ['textkit-001'], sandbox);
+      const [t] = attackWith('search-clones.sh', ['textkit-001'], sandbox);
       expectNothingEarned([t]);
       expect(t.files_changed).toEqual([]);
       expect(agentOut(t)).toContain('RESULT clones holding base: 0, none with a child of it');
     });
 
     it('reading the golden patch from the dataset', () => {
-      const [t] = attack('read-golden.sh', ['textkit-001'], sandbox);
+      const [t] = attackWith('read-golden.sh', ['textkit-001'], sandbox);
       expectNothingEarned([t]);
       expect(agentOut(t)).toContain('RESULT golden patch: not found');
     });
 
     it("changing an earlier run's stored score in the results database", () => {
-      const [earlier] = attack('', ['textkit-001'], sandbox, { agent: 'nop' });
+      const [earlier] = attackWith('', ['textkit-001'], sandbox, { agent: 'nop' });
       expect(earlier).toMatchObject({ status: 'scored', score: 0 });
-      const [t] = attack('tamper-db.sh', ['textkit-001'], sandbox);
+      const [t] = attackWith('tamper-db.sh', ['textkit-001'], sandbox);
       expectNothingEarned([t]);
       expect(agentOut(t)).toContain('RESULT databases changed: 0');
       expect(trialsOf(db, earlier.run_id)[0]).toMatchObject({ score: 0, label: earlier.label });
@@ -321,7 +342,7 @@ describe.each(HIDING)(
 
 describe.skipIf(!isRoot)('none as root is none-as-nobody: what bwrap alone stopped before', () => {
   it('reading the golden patch, the results and the host home; writing next to the db', () => {
-    const [t] = attack('read-outside.sh', ['textkit-001'], 'none');
+    const [t] = attackWith('read-outside.sh', ['textkit-001'], 'none');
     expectNothingEarned([t], 'escaped_workspace');
     const out = agentOut(t);
     expect(out).toContain('RESULT golden patch: not found');
@@ -332,7 +353,7 @@ describe.skipIf(!isRoot)('none as root is none-as-nobody: what bwrap alone stopp
   });
 
   it('Nanocoder runs as nobody, reaches its endpoint (the network is shared) and passes', () => {
-    const [t] = attack('', ['textkit-001'], 'none', {
+    const [t] = attackWith('', ['textkit-001'], 'none', {
       agent: 'nanocoder',
       args: ['--model', 'competent'],
     });
@@ -356,23 +377,23 @@ describe('plain none (an unprivileged NanoBench): no isolation, and the run says
     expect(r.stderr).toMatch(/WARNING: sandbox "none": agents run WITHOUT isolation/);
     expect(r.stdout).toMatch(/\*\*Warning: no sandbox\.\*\* Agents ran without isolation/);
     // Which is no idle warning:
-    const [golden] = attack('read-golden.sh', ['textkit-001'], 'none', { unprivileged: true });
+    const [golden] = attackWith('read-golden.sh', ['textkit-001'], 'none', { unprivileged: true });
     expect(agentOut(golden)).toMatch(/RESULT golden patch applied from \//);
     expect(golden).toMatchObject({ label: 'pass', score: 1 });
-    const [clone] = attack('search-clones.sh', ['textkit-001'], 'none', { unprivileged: true });
+    const [clone] = attackWith('search-clones.sh', ['textkit-001'], 'none', { unprivileged: true });
     expect(agentOut(clone)).toMatch(/RESULT applied [0-9a-f]{40} from \//);
     expect(clone).toMatchObject({ label: 'pass', score: 1 });
-    const [earlier] = attack('', ['textkit-001'], 'none', { agent: 'nop', unprivileged: true });
-    attack('tamper-db.sh', ['textkit-001'], 'none', { unprivileged: true });
+    const [earlier] = attackWith('', ['textkit-001'], 'none', { agent: 'nop', unprivileged: true });
+    attackWith('tamper-db.sh', ['textkit-001'], 'none', { unprivileged: true });
     expect(trialsOf(join(plainRoot, 'r.sqlite'), earlier.run_id)[0]).toMatchObject({ score: 1 });
   });
 
   it('an agent that got the fix from the source cache fails under --integrity strict', () => {
-    const [flagged] = attack('git-history.sh', ['textkit-001'], 'none', { unprivileged: true });
+    const [flagged] = attackWith('git-history.sh', ['textkit-001'], 'none', { unprivileged: true });
     expect(agentOut(flagged)).toMatch(/RESULT checked out the fix/);
     expect(flagged).toMatchObject({ label: 'pass', score: 1 });
     expect(flagged.flags).toContain('touched_git_internals');
-    const [strict] = attack('git-history.sh', ['textkit-001'], 'none', {
+    const [strict] = attackWith('git-history.sh', ['textkit-001'], 'none', {
       unprivileged: true,
       args: ['--integrity', 'strict'],
     });

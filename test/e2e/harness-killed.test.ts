@@ -2,11 +2,16 @@
 // running with no time limit." A real run, through the CLI, of a command agent that leaves
 // background processes behind (one detached, untagged, outside the workspace); nanobench is
 // killed with SIGKILL while the agent runs, and no process of the trial may survive: under
-// bwrap, under none as root (none-as-nobody) and under none as an unprivileged user.
+// bwrap, under none as root (none-as-nobody) and under none as an unprivileged user. The overlay
+// its workspace was mounted on (issue 16) is left, and the run's resume unmounts it.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { endLeftovers } from '../../src/run/leftovers.js';
+import { RunPaths } from '../../src/run/paths.js';
+import { Store } from '../../src/store/store.js';
+import { mountTable } from '../../src/workspace/layers.js';
 import { AGENTS, CLI, EXAMPLES } from '../helpers/cli.js';
 import {
   asUnprivileged,
@@ -61,5 +66,14 @@ describe('kill -9 of nanobench during a trial', () => {
       await killHard(run);
       await waitFor(() => processesWith(marker).length === 0, 5_000);
       expect(processesWith(marker)).toEqual([]);
+      // Its workspace overlay (root: auto mounts one) outlives it, until the run is resumed.
+      const left = () => mountTable().filter((m) => m.point.startsWith(`${dir}/`));
+      expect(left().length).toBe(isRoot && !c.unprivileged ? 1 : 0);
+      const db = join(dir, 'r.sqlite');
+      const store = Store.open(db);
+      const runId = store.listRuns()[0].id;
+      store.close();
+      await endLeftovers(new RunPaths(db), runId);
+      expect(left()).toEqual([]);
     });
 });

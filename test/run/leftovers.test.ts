@@ -1,12 +1,20 @@
 // Issue 12: "run --resume reuses the same workspace path and does not see the leftover process;
 // the leftover wrote the fix after the resumed agent had done nothing, and the trial was stored
-// as pass 1.00." Executions never share a workspace, and a resume removes what earlier ones left.
+// as pass 1.00." Executions never share a workspace, and a resume removes what earlier ones left,
+// overlay mounts included (issue 16).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endLeftovers } from '../../src/run/leftovers.js';
 import { RunPaths } from '../../src/run/paths.js';
+import {
+  layersDir,
+  makeWorkspace,
+  mountTable,
+  releaseWorkspace,
+} from '../../src/workspace/layers.js';
 import { tempDir } from '../helpers/cli.js';
+import { isRoot } from '../helpers/processes.js';
 
 describe('executions of a run', () => {
   it('never share a workspace or scratch directory', () => {
@@ -43,5 +51,31 @@ describe('executions of a run', () => {
     expect(existsSync(killed.scratch('run1', 'k'))).toBe(false);
     expect(existsSync(resumed.workspace('run1', 'k'))).toBe(true);
     expect(existsSync(other.workspace('run2', 'k'))).toBe(true);
+  });
+});
+
+describe.skipIf(!isRoot)('overlays a killed execution left mounted', () => {
+  it('are unmounted by the resume, then removed with their layers', async () => {
+    const db = join(tempDir('nb-exec-'), 'r.sqlite');
+    const killed = new RunPaths(db);
+    const lower = join(tempDir('nb-lower-'), 'ws');
+    mkdirSync(lower);
+    writeFileSync(join(lower, 'a.js'), 'base');
+    const ws = killed.workspace('run1', 'k');
+    makeWorkspace(lower, ws, 'overlay');
+    writeFileSync(join(ws, 'fix.js'), 'late write by a leftover agent');
+    const resumed = new RunPaths(db);
+    const mine = resumed.workspace('run1', 'k2');
+    makeWorkspace(lower, mine, 'overlay');
+    const said = await endLeftovers(resumed, 'run1');
+    expect(said).toMatch(/unmounted 1 workspace overlay\(s\) and removed 1 workspace/);
+    expect(mountTable().some((m) => m.point === ws)).toBe(false);
+    expect(existsSync(ws)).toBe(false);
+    expect(existsSync(layersDir(ws))).toBe(false);
+    // Its own execution's overlay is untouched; the snapshot never saw the late write.
+    expect(mountTable().some((m) => m.point === mine)).toBe(true);
+    expect(existsSync(layersDir(mine))).toBe(true);
+    expect(existsSync(join(lower, 'fix.js'))).toBe(false);
+    releaseWorkspace(mine);
   });
 });

@@ -1,0 +1,73 @@
+// Where a run's time went: the mean and median of each trial phase (details.phase_ms, timed by
+// the trial template) and how the workspaces were made (details.provision). Trials stored before
+// phases were timed are left out, and the summary says how many it covers.
+import type { ReportTrial } from './model.js';
+
+/** The phases in the order a trial runs them. */
+const ORDER = [
+  'provision',
+  'agent',
+  'guard',
+  'diff',
+  'harden',
+  'verify',
+  'score',
+  'audit',
+  'teardown',
+];
+
+export interface PhaseSummary {
+  /** Trials with timed phases. */
+  trials: number;
+  phases: { phase: string; mean_ms: number; median_ms: number; share: number }[];
+  /** Sum of the phases' means: a typical trial, as far as it was timed. */
+  mean_total_ms: number;
+  /** Trials per provisioning mode (overlay, fuse-overlayfs, reflink, copy). */
+  provision: Record<string, number>;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+export function phaseSummary(trials: ReportTrial[]): PhaseSummary | null {
+  const timed = trials
+    .map((t) => ({
+      ms: (t.phase_ms ?? t.details?.phase_ms) as Record<string, number> | null | undefined,
+      mode:
+        t.provision_mode ??
+        ((t.details?.provision as { mode?: string } | undefined)?.mode as string | undefined),
+    }))
+    .filter((t) => t.ms && typeof t.ms === 'object');
+  if (timed.length === 0) return null;
+  const names = new Set(timed.flatMap((t) => Object.keys(t.ms!)));
+  const phases = [
+    ...ORDER.filter((p) => names.has(p)),
+    ...[...names].filter((p) => !ORDER.includes(p)),
+  ].map((phase) => {
+    const xs = timed.map((t) => t.ms![phase] ?? 0);
+    return { phase, mean_ms: xs.reduce((a, b) => a + b, 0) / xs.length, median_ms: median(xs) };
+  });
+  const total = phases.reduce((a, p) => a + p.mean_ms, 0);
+  const provision: Record<string, number> = {};
+  for (const t of timed) if (t.mode) provision[t.mode] = (provision[t.mode] ?? 0) + 1;
+  return {
+    trials: timed.length,
+    phases: phases.map((p) => ({
+      phase: p.phase,
+      mean_ms: Math.round(p.mean_ms),
+      median_ms: Math.round(p.median_ms),
+      share: total ? p.mean_ms / total : 0,
+    })),
+    mean_total_ms: Math.round(total),
+    provision,
+  };
+}
+
+/** One line naming the provisioning modes, e.g. "overlay ×40". */
+export const provisionText = (s: PhaseSummary) =>
+  Object.entries(s.provision)
+    .map(([mode, n]) => `${mode} ×${n}`)
+    .join(', ') || 'not recorded';
