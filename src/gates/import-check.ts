@@ -12,6 +12,7 @@ import { TaskSchema } from '../task/schema.js';
 import { InfraError, UserError } from '../util/errors.js';
 import { runShell } from '../util/process.js';
 import { type Verification, verify } from '../verify/verifier.js';
+import { unmountUnder } from '../workspace/layers.js';
 import { ensureSnapshot, materialize } from '../workspace/provision.js';
 import { ensureSourceClone } from '../workspace/source.js';
 import { computeLists, suiteProblem } from './verification.js';
@@ -124,6 +125,7 @@ export async function checkImport(
     if (e instanceof InfraError || e instanceof UserError) return all(false, e.message);
     throw e;
   } finally {
+    unmountUnder(work);
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -8,6 +8,7 @@ import { datasetDirOf } from '../task/load.js';
 import { loadManifest, type Manifest } from '../task/manifest.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { InfraError, UserError } from '../util/errors.js';
+import { unmountUnder } from '../workspace/layers.js';
 import { contaminationGate } from './contamination.js';
 import { GateContext, type ValidateOptions } from './context.js';
 import { controlsGate } from './controls.js';
@@ -172,11 +173,13 @@ export async function validate(
     for (const t of targets) {
       const manifest = manifests.get(t.datasetDir);
       const v = await validateTask(t.file, t.datasetDir, manifest, { ...opts, workDir }, only);
+      unmountUnder(workDir); // the task's base and golden workspaces (overlays), done with
       onTask?.(v);
       out.push(v);
     }
     return out;
   } finally {
+    unmountUnder(workDir);
     rmSync(workDir, { recursive: true, force: true });
   }
 }

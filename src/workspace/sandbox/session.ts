@@ -7,12 +7,23 @@ export async function withSession<T>(
   o: SessionOptions,
   fn: (session: SandboxSession) => Promise<T>,
 ): Promise<{ value: T; report: SessionReport }> {
-  const session = await driver.open(o);
+  const opened = await driver.open(o);
+  // A session that never launched anything (the nop and oracle controls) left nothing to sweep.
+  let launched = false;
+  const session: SandboxSession = {
+    kind: opened.kind,
+    tag: opened.tag,
+    wrap: (...args) => {
+      launched = true;
+      return opened.wrap(...args);
+    },
+    close: () => opened.close(),
+  };
   try {
     const value = await fn(session);
-    return { value, report: await session.close() };
+    return { value, report: await opened.close() };
   } finally {
-    await session.close();
-    await killStragglers(o.tag, [o.workspace, ...(o.writable ?? [])]);
+    await opened.close();
+    if (launched) await killStragglers(o.tag, [o.workspace, ...(o.writable ?? [])]);
   }
 }
