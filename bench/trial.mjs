@@ -6,7 +6,8 @@
 // trial per mode, so the machine's load falls on all of them alike. Then the same trials two at
 // a time, for the throughput of --concurrency 2. Prints figures; asserts nothing about speed.
 //   npm run bench:trial                  (builds first)
-//   node bench/trial.mjs [rounds=5] [--packages N] [--modes overlay,copy] [--no-concurrency]
+//   node bench/trial.mjs [rounds=5] [--packages N] [--modes overlay,copy] [--sandbox none]
+//                        [--no-concurrency]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -32,7 +33,9 @@ const PACKAGES = Number(opt('--packages', 2000));
 const isRoot = process.getuid?.() === 0;
 const which = (p) => {
   try {
-    return execFileSync('sh', ['-c', `command -v ${p}`], { encoding: 'utf8' }).trim();
+    return execFileSync('sh', ['-c', `PATH="$PATH:/usr/sbin:/sbin" command -v ${p}`], {
+      encoding: 'utf8',
+    }).trim();
   } catch {
     return '';
   }
@@ -51,7 +54,7 @@ for (const mode of opt('--modes', 'overlay,fuse-overlayfs,reflink,copy').split('
     }
     const image = join(dir, 'xfs.img');
     execFileSync('truncate', ['-s', '2G', image]);
-    execFileSync('mkfs.xfs', ['-q', image]);
+    execFileSync(which('mkfs.xfs'), ['-q', image]);
     execFileSync('mount', ['-o', 'loop', image, root]);
   }
   if (mode === 'overlay' && !isRoot) {
@@ -85,7 +88,10 @@ const [loaded] = loadDataset(dataset);
 const resolved = { ...loaded, task: inlinePatches(loaded.task) };
 const mirrorDir = join(ROOT, 'examples/mirror');
 
-const sandbox = await selectSandbox('auto', { protectedPaths: [ROOT, dir], warn: () => {} });
+const sandbox = await selectSandbox(opt('--sandbox', 'auto'), {
+  protectedPaths: [ROOT, dir],
+  warn: () => {},
+});
 let n = 0;
 async function trial(mode) {
   const key = `${task.task_id}|nop|${mode}|${n++}`;
@@ -121,7 +127,12 @@ async function trial(mode) {
 // The floor: the same suites, by hand, in one prepared checkout.
 const modes = Object.keys(roots);
 console.log(`preparing: ${modes.join(', ')} (the install makes ${PACKAGES} packages per cache)`);
-for (const mode of modes) await trial(mode); // builds each mode's snapshot; not measured
+for (const mode of modes) {
+  // Builds each mode's snapshot (and for none-as-nobody its lower layer owned by nobody).
+  const started = Date.now();
+  await trial(mode);
+  console.log(`  ${mode}: first trial ${Date.now() - started} ms (not measured)`);
+}
 const checkout = join(dir, 'checkout');
 const snapshotWs = execFileSync('sh', ['-c', `ls -d ${roots[modes[0]]}/cache/envs/*/ws`], {
   encoding: 'utf8',
@@ -129,14 +140,18 @@ const snapshotWs = execFileSync('sh', ['-c', `ls -d ${roots[modes[0]]}/cache/env
 execFileSync('cp', ['-a', snapshotWs, checkout]);
 execFileSync('git', ['apply', '-'], { cwd: checkout, input: task.test_patch });
 const home = join(dir, 'home');
+const floorSuites = [];
 async function floor() {
   const started = process.hrtime.bigint();
+  let suites = 0;
   for (const s of task.test_suites) {
     rmSync(home, { recursive: true, force: true });
     mkdirSync(home);
     const r = await run('/bin/sh', ['-c', s.command], { cwd: checkout, env: cleanTestEnv(home) });
     if (r.timedOut) throw new Error(`floor: ${s.name} timed out`);
+    suites += r.durationMs;
   }
+  floorSuites.push(suites);
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 await floor(); // warm
@@ -170,13 +185,15 @@ const floorMs = median(times.floor);
 console.log(
   `\n${ROUNDS} rounds, sandbox ${sandbox.kind}, ${PACKAGES} packages in web/node_modules; load average ${loadBefore} before, ${load()} after`,
 );
-console.log(`floor (the suites alone in a prepared checkout): median ${floorMs.toFixed(0)} ms`);
-console.log('\nmode            median ms  ratio to floor   mean phase ms');
+console.log(
+  `floor (the suites alone in a prepared checkout): median ${floorMs.toFixed(0)} ms (suites ${median(floorSuites.slice(1)).toFixed(0)})`,
+);
+console.log('\nmode            median ms  ratio to floor   median phase ms');
 // suites: the part of verify that is the suites' own run (inside the sandbox).
 const ORDER = ['provision', 'agent', 'guard', 'diff', 'harden', 'verify', 'suites', 'score', 'audit', 'teardown'];
 for (const m of modes) {
   const med = median(times[m]);
-  const ph = ORDER.map((p) => `${p} ${mean(phases[m].map((x) => x?.[p] ?? 0)).toFixed(0)}`);
+  const ph = ORDER.map((p) => `${p} ${median(phases[m].map((x) => x?.[p] ?? 0)).toFixed(0)}`);
   console.log(
     `${m.padEnd(15)} ${med.toFixed(0).padStart(9)}  ${(med / floorMs).toFixed(2).padStart(14)}x   ${ph.join(', ')}`,
   );

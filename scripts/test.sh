@@ -15,6 +15,8 @@ is_root() { [ "$(id -u)" = 0 ]; }
 #   chromium        the HTML report opened in a browser (test/e2e/html-report)
 #   bubblewrap      the agent sandbox (--sandbox bwrap: test/sandbox, test/e2e/adversarial)
 #   python3-pytest  a pytest variant of an example task (test/e2e/adversarial)
+#   fuse-overlayfs  as root: workspaces made with --provision fuse-overlayfs (test/workspace/layers)
+#   xfsprogs        as root: an XFS image for --provision reflink (ext4 cannot share blocks)
 # No npm package stands in for these here: the npm Redis servers wrap the system's redis-server or
 # download Redis's sources to build (only npm and Debian are reachable), the npm Chromium builds
 # either download the browser at install time (playwright, puppeteer) or are made for AWS Lambda and
@@ -28,6 +30,12 @@ missing_packages() {
   [ -n "$(find_chromium)" ] || echo "chromium:the HTML report test opens the report in Chromium"
   command -v bwrap >/dev/null || echo "bubblewrap:the sandbox tests need bwrap"
   python3 -c 'import pytest' 2>/dev/null || echo "python3-pytest:a test task runs pytest"
+  # The provisioning modes that need root to be tested at all (mounts, a loop device).
+  if is_root; then
+    command -v fuse-overlayfs >/dev/null ||
+      echo "fuse-overlayfs:the provisioning tests mount fuse-overlayfs workspaces"
+    command -v mkfs.xfs >/dev/null || echo "xfsprogs:the reflink provisioning test makes an XFS image"
+  fi
 }
 
 missing=$(missing_packages)
@@ -62,6 +70,9 @@ else
   say "bubblewrap cannot create a sandbox here ($bwrap_err): the sandbox tests will be skipped." \
     "On Ubuntu 24.04: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
 fi
+
+# As root every provisioning mode can be tested, and must be (test/helpers/provision-modes.ts).
+if is_root; then export NANOBENCH_REQUIRE_PROVISION=1; fi
 
 say "build, type check, lint"
 npm run -s build

@@ -28,6 +28,9 @@ export function protectedTestPaths(task: ResolvedTask): string[] {
   });
 }
 
+/** Test paths that hold baseline files, by baseline tree and paths. */
+const trackedPaths = new Map<string, string[]>();
+
 export async function restoreTests(
   ws: string,
   baselineTree: string,
@@ -35,13 +38,20 @@ export async function restoreTests(
 ): Promise<string[]> {
   const paths = protectedTestPaths(task);
   for (const p of paths) rmSync(join(ws, p), { recursive: true, force: true });
-  // One git call for all of them: which hold baseline files, then one restore of those.
-  const tracked = paths.length
-    ? git(ws, ['ls-tree', '-r', '-z', '--name-only', baselineTree, '--', ...paths])
-        .split('\0')
-        .filter(Boolean)
-    : [];
-  const restore = paths.filter((p) => tracked.some((f) => f === p || f.startsWith(`${p}/`)));
+  // One git call for all of them: which hold baseline files (a tree never changes: asked once
+  // per process), then one restore of those.
+  const key = `${baselineTree}\0${paths.join('\0')}`;
+  let restore = trackedPaths.get(key);
+  if (!restore) {
+    const tracked = paths.length
+      ? git(ws, ['ls-tree', '-r', '-z', '--name-only', baselineTree, '--', ...paths])
+          .split('\0')
+          .filter(Boolean)
+      : [];
+    restore = paths.filter((p) => tracked.some((f) => f === p || f.startsWith(`${p}/`)));
+    if (trackedPaths.size > 256) trackedPaths.clear();
+    trackedPaths.set(key, restore);
+  }
   if (restore.length)
     git(ws, ['restore', `--source=${baselineTree}`, '--worktree', '--', ...restore]);
   if (task.test_patch.trim()) {

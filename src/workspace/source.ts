@@ -110,6 +110,9 @@ function privateDir(dir: string): void {
  * directory and renamed into place, so an interrupted clone leaves nothing that looks finished
  * and the next call starts over; an existing clone that lacks a commit is refreshed once.
  */
+/** Clones and the commits this process already found in them (every trial asks again). */
+const verified = new Set<string>();
+
 export async function ensureSourceClone(
   cacheDir: string,
   repo: string,
@@ -140,6 +143,8 @@ export async function ensureSourceClone(
       rmSync(tmp, { recursive: true, force: true });
     }
   }
+  const key = `${dir}\n${o.commits.join(' ')}`;
+  if (verified.has(key) && existsSync(dir)) return dir; // a clone only grows: checked once
   if (missing(dir, o.commits).length > 0) {
     // The clone may predate the commits: refresh it once from its source.
     o.log?.(`updating the clone of ${repo} from ${source.location}`);
@@ -158,5 +163,6 @@ export async function ensureSourceClone(
           : `${repo}: commit(s) ${still.join(', ')} are not in ${source.location}: its history was rewritten, or it is another repository`,
       );
   }
+  verified.add(key);
   return dir;
 }

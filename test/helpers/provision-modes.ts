@@ -56,10 +56,11 @@ export function provisionModes(): { cases: ModeCase[]; release: () => void } {
   for (const mode of ['overlay', 'fuse-overlayfs', 'reflink', 'copy'] as ProvisionKind[]) {
     const root = join(base, mode);
     mkdirSync(root);
-    if (mode === 'reflink' && isRoot && which('mkfs.xfs')) {
+    const mkfs = which('mkfs.xfs');
+    if (mode === 'reflink' && isRoot && mkfs) {
       const image = join(base, 'xfs.img');
       execFileSync('truncate', ['-s', '512M', image]);
-      execFileSync('mkfs.xfs', ['-q', image]);
+      execFileSync(mkfs, ['-q', image]);
       execFileSync('mount', ['-o', 'loop', image, root]);
     }
     const why = problem(mode, root);
