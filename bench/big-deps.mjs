@@ -1,13 +1,13 @@
 // A large, deterministic dependency tree for benchmarks (bench/trial.mjs): what `npm install`
 // leaves in a real JavaScript project, at the size of jest's (about 10,000 files, 150 MB).
-//   node bench/big-deps.mjs DIR [packages=2000] [kb=70]
+//   node bench/big-deps.mjs DIR [packages=2000] [kb=70] [load=packages]
 // Writes DIR/pkg-NNNN/{package.json,index.js,lib/a.js,lib/b.js,assets/data.bin} and
-// DIR/all-deps/index.js, which requires every package (a suite that loads its dependencies:
-// NODE_OPTIONS=--require=./DIR/all-deps).
+// DIR/all-deps/index.js, which requires the first `load` packages, three modules each (a suite
+// that loads its dependencies: NODE_OPTIONS=--require=./DIR/all-deps).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [dir, packages = '2000', kb = '70'] = process.argv.slice(2);
+const [dir, packages = '2000', kb = '70', load = packages] = process.argv.slice(2);
 if (!dir) throw new Error('usage: node bench/big-deps.mjs DIR [packages] [kb]');
 const n = Number(packages);
 const blob = Buffer.alloc(Number(kb) * 1024);
@@ -37,5 +37,8 @@ for (let i = 0; i < n; i++) {
 mkdirSync(join(dir, 'all-deps'), { recursive: true });
 writeFileSync(
   join(dir, 'all-deps', 'index.js'),
-  `${names.map((x) => `require('../${x}');`).join('\n')}\n`,
+  `${names
+    .slice(0, Number(load))
+    .map((x) => `require('../${x}');`)
+    .join('\n')}\n`,
 );

@@ -6,7 +6,7 @@
 // trial per mode, so the machine's load falls on all of them alike. Then the same trials two at
 // a time, for the throughput of --concurrency 2. Prints figures; asserts nothing about speed.
 //   npm run bench:trial                  (builds first)
-//   node bench/trial.mjs [rounds=5] [--packages N] [--modes overlay,copy] [--sandbox none]
+//   node bench/trial.mjs [rounds=5] [--packages N] [--load N] [--modes overlay,copy] [--sandbox none]
 //                        [--no-concurrency]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { runTrial } from '../dist/run/trial.js';
 import { loadDataset } from '../dist/task/load.js';
 import { inlinePatches } from '../dist/task/patches.js';
 import { run } from '../dist/util/process.js';
-import { cleanTestEnv } from '../dist/verify/verifier.js';
+import { cleanTestEnv, suiteRunFrom } from '../dist/verify/verifier.js';
 import { mountTable, unmountUnder } from '../dist/workspace/layers.js';
 import { selectSandbox } from '../dist/workspace/sandbox/select.js';
 
@@ -30,6 +30,8 @@ const opt = (name, dflt) => {
 };
 const ROUNDS = Number(argv.find((a) => /^\d+$/.test(a)) ?? 5);
 const PACKAGES = Number(opt('--packages', 2000));
+// Packages each test process loads (three modules each); default: all of them.
+const LOAD = Number(opt('--load', PACKAGES));
 const isRoot = process.getuid?.() === 0;
 const which = (p) => {
   try {
@@ -42,6 +44,11 @@ const which = (p) => {
 };
 
 const dir = mkdtempSync('/var/tmp/nb-bench-trial-');
+async function measured(fn) {
+  const t = process.hrtime.bigint();
+  const value = await fn();
+  return { value, ms: Number(process.hrtime.bigint() - t) / 1e6 };
+}
 // reflink needs a filesystem that shares blocks: as root, an XFS image on a loop device.
 const roots = {};
 for (const mode of opt('--modes', 'overlay,fuse-overlayfs,reflink,copy').split(',')) {
@@ -73,7 +80,7 @@ const base = JSON.parse(readFileSync(join(ROOT, 'examples/tasks/shopfront-001.js
 const task = {
   ...base,
   task_id: 'shopfront-001-deps',
-  install_command: `${base.install_command} && node ${join(ROOT, 'bench/big-deps.mjs')} web/node_modules ${PACKAGES}`,
+  install_command: `${base.install_command} && node ${join(ROOT, 'bench/big-deps.mjs')} web/node_modules ${PACKAGES} 70 ${LOAD}`,
   test_suites: base.test_suites.map((s) =>
     s.name === 'js'
       ? { ...s, command: `NODE_OPTIONS=--require=./web/node_modules/all-deps ${s.command}` }
@@ -105,27 +112,31 @@ async function trial(mode) {
     attempt: 1,
   };
   const paths = new RunPaths(join(roots[mode], 'results', 'r.sqlite'), join(roots[mode], 'cache'));
-  const started = process.hrtime.bigint();
-  const rec = await runTrial(spec, {
-    runId: 'bench',
-    paths,
-    agent: nopAgent,
-    mirrorDir,
-    keepWorkspaces: false,
-    sandbox,
-    provision: mode,
-  });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const m = await measured(() =>
+    runTrial(spec, {
+      runId: 'bench',
+      paths,
+      agent: nopAgent,
+      mirrorDir,
+      keepWorkspaces: false,
+      sandbox,
+      provision: mode,
+    }),
+  );
+  const rec = m.value;
   if (rec.status !== 'scored' || rec.score !== 0)
     throw new Error(`${mode}: nop trial ${rec.status} ${rec.label} ${rec.error}`);
   if (rec.details.provision?.mode !== mode)
     throw new Error(`${mode}: provisioned with ${rec.details.provision?.mode}`);
   const suites = rec.details.suites.reduce((a, x) => a + x.ms, 0);
-  return { ms, phases: { ...rec.details.phase_ms, suites } };
+  for (const x of rec.details.suites) expectedTests[x.name] = x.tests;
+  return { ms: m.ms, phases: { ...rec.details.phase_ms, suites } };
 }
 
 // The floor: the same suites, by hand, in one prepared checkout.
 const modes = Object.keys(roots);
+/** Tests each suite reported in the trials: the floor must report as many. */
+const expectedTests = {};
 console.log(`preparing: ${modes.join(', ')} (the install makes ${PACKAGES} packages per cache)`);
 for (const mode of modes) {
   // Builds each mode's snapshot (and for none-as-nobody its lower layer owned by nobody).
@@ -141,18 +152,23 @@ execFileSync('cp', ['-a', snapshotWs, checkout]);
 execFileSync('git', ['apply', '-'], { cwd: checkout, input: task.test_patch });
 const home = join(dir, 'home');
 const floorSuites = [];
-async function floor() {
-  const started = process.hrtime.bigint();
+const floor = () => measured(floorRun);
+async function floorRun() {
   let suites = 0;
   for (const s of task.test_suites) {
     rmSync(home, { recursive: true, force: true });
     mkdirSync(home);
     const r = await run('/bin/sh', ['-c', s.command], { cwd: checkout, env: cleanTestEnv(home) });
     if (r.timedOut) throw new Error(`floor: ${s.name} timed out`);
+    // The same suite as the trials', or the floor measures something else.
+    const tests = suiteRunFrom(s, r, undefined, checkout, 600).tests.length;
+    if (tests !== expectedTests[s.name])
+      throw new Error(
+        `floor: ${s.name} reported ${tests} tests, the trials ${expectedTests[s.name]}`,
+      );
     suites += r.durationMs;
   }
   floorSuites.push(suites);
-  return Number(process.hrtime.bigint() - started) / 1e6;
 }
 await floor(); // warm
 
@@ -168,7 +184,7 @@ for (const m of modes) {
   phases[m] = [];
 }
 for (let r = 0; r < ROUNDS; r++) {
-  times.floor.push(await floor());
+  times.floor.push((await floor()).ms);
   for (const m of modes) {
     const t = await trial(m);
     times[m].push(t.ms);
@@ -176,26 +192,34 @@ for (let r = 0; r < ROUNDS; r++) {
   }
   process.stderr.write(`round ${r + 1}/${ROUNDS}\n`);
 }
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const floorMs = median(times.floor);
 console.log(
-  `\n${ROUNDS} rounds, sandbox ${sandbox.kind}, ${PACKAGES} packages in web/node_modules; load average ${loadBefore} before, ${load()} after`,
+  `\n${ROUNDS} rounds, sandbox ${sandbox.kind}, ${PACKAGES} packages in web/node_modules, ${LOAD} loaded by each test process; load average ${loadBefore} before, ${load()} after`,
 );
-console.log(
-  `floor (the suites alone in a prepared checkout): median ${floorMs.toFixed(0)} ms (suites ${median(floorSuites.slice(1)).toFixed(0)})`,
-);
-console.log('\nmode            median ms  ratio to floor   median phase ms');
+console.log(`floor (the suites alone in a prepared checkout): median ${floorMs.toFixed(0)} ms`);
+console.log('\nmode            median ms  ratio   median phase ms');
 // suites: the part of verify that is the suites' own run (inside the sandbox).
-const ORDER = ['provision', 'agent', 'guard', 'diff', 'harden', 'verify', 'suites', 'score', 'audit', 'teardown'];
+const ORDER = [
+  'provision',
+  'agent',
+  'guard',
+  'diff',
+  'harden',
+  'verify',
+  'suites',
+  'score',
+  'audit',
+  'teardown',
+];
 for (const m of modes) {
   const med = median(times[m]);
   const ph = ORDER.map((p) => `${p} ${median(phases[m].map((x) => x?.[p] ?? 0)).toFixed(0)}`);
   console.log(
-    `${m.padEnd(15)} ${med.toFixed(0).padStart(9)}  ${(med / floorMs).toFixed(2).padStart(14)}x   ${ph.join(', ')}`,
+    `${m.padEnd(15)} ${med.toFixed(0).padStart(9)} ${(med / floorMs).toFixed(2).padStart(6)}x   ${ph.join(', ')}`,
   );
 }
 

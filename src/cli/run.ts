@@ -3,7 +3,13 @@
 import type { Command } from 'commander';
 import { markdownSummary } from '../report/markdown.js';
 import { runView } from '../report/trial-view.js';
-import { parseQueueUrl, RUN_DEFAULTS, type RunConfig, resolveRunConfig } from '../run/config.js';
+import {
+  parseProvision,
+  parseQueueUrl,
+  RUN_DEFAULTS,
+  type RunConfig,
+  resolveRunConfig,
+} from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
 import { runSession, type SessionHooks } from '../run/session.js';
 import { readRunConfig } from '../run/stored-config.js';
@@ -112,6 +118,9 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
                 : `${o.db}: no unfinished run to resume`,
             );
           config = resumeConfig(resumeRun, o.queue);
+          // How workspaces are made is no part of what a run measures: a resume may change it.
+          if (cmd.getOptionValueSource('provision') === 'cli')
+            config = { ...config, provision: parseProvision(o.provision) };
         }
         const progress = progressPrinter(io);
         const result = await runSession(

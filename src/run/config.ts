@@ -127,6 +127,10 @@ function positiveInt(value: string | undefined, flag: string, max?: number): num
   return value === undefined ? undefined : intOption(value, flag, 1, max);
 }
 
+/** `--provision`: how trial workspaces are made (src/workspace/layers.ts). */
+export const parseProvision = (value: string | undefined): ProvisionMode =>
+  oneOf(value ?? RUN_DEFAULTS.provision, PROVISION_MODES, '--provision');
+
 /** `--concurrency`: a number, or auto (the default). */
 export function resolveConcurrency(value: string | undefined): number {
   if (value === undefined || value === 'auto') return autoConcurrency();
@@ -203,7 +207,7 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     queue: o.queue !== undefined ? parseQueueUrl(o.queue) : undefined,
     sandbox: oneOf(o.sandbox ?? RUN_DEFAULTS.sandbox, SANDBOX_MODES, '--sandbox'),
     integrity: oneOf(o.integrity ?? RUN_DEFAULTS.integrity, INTEGRITY_MODES, '--integrity'),
-    provision: oneOf(o.provision ?? RUN_DEFAULTS.provision, PROVISION_MODES, '--provision'),
+    provision: parseProvision(o.provision),
     ...proxyOptions(agent, o),
   };
 }

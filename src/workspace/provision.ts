@@ -139,7 +139,14 @@ export function snapshotTree(ws: string): string {
   }
 }
 
-/** Get (building once) the prepared environment for a task. Safe against concurrent builders. */
+/** Snapshots being built by this process: concurrent trials of one task wait for one build. */
+const building = new Map<string, Promise<Snapshot & { reused: boolean }>>();
+
+/**
+ * Get (building once) the prepared environment for a task. Trials of this process share one
+ * build (the install command runs once, also at --concurrency > 1); other processes building the
+ * same snapshot are safe too (the first rename wins).
+ */
 export async function ensureSnapshot(
   cacheDir: string,
   task: Task,
@@ -150,6 +157,24 @@ export async function ensureSnapshot(
   const metaFile = join(dir, 'meta.json');
   if (existsSync(metaFile))
     return { ...JSON.parse(readFileSync(metaFile, 'utf8')), dir, reused: true };
+  const pending = building.get(dir);
+  if (pending) return { ...(await pending), reused: true };
+  const build = buildEnv(dir, cacheDir, task, sourceClone);
+  building.set(dir, build);
+  try {
+    return await build;
+  } finally {
+    building.delete(dir);
+  }
+}
+
+async function buildEnv(
+  dir: string,
+  cacheDir: string,
+  task: Task,
+  sourceClone: string,
+): Promise<Snapshot & { reused: boolean }> {
+  const metaFile = join(dir, 'meta.json');
   const tmp = tmpName(dir);
   mkdirSync(tmp, { recursive: true });
   try {

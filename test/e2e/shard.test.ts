@@ -10,8 +10,9 @@ import { AGENTS, nanobench, runJson, tempDir } from '../helpers/cli.js';
 const AGENT = `command:${join(AGENTS, 'partial.sh')}`;
 const RUN = ['run', 'examples', '--agent', AGENT, '--mode', 'both', '--runs', '1'];
 
-// What may differ between two runs of the same plan: identities, clocks, durations, paths.
-const VOLATILE = /^(run_id|id|created_at|finished_at|started_at|duration_ms|artifacts_dir)$/;
+// What may differ between two runs of the same plan: identities, clocks, durations (the report's
+// phase times too), paths.
+const VOLATILE = /^(run_id|id|created_at|finished_at|started_at|duration_ms|artifacts_dir|phases)$/;
 
 function normalise(x: unknown): unknown {
   if (Array.isArray(x)) {

@@ -64,8 +64,7 @@ export function provisionModes(): { cases: ModeCase[]; release: () => void } {
       execFileSync('mount', ['-o', 'loop', image, root]);
     }
     const why = problem(mode, root);
-    if (why && require_)
-      throw new Error(`provisioning mode ${mode} cannot be tested here: ${why}`);
+    if (why && require_) throw new Error(`provisioning mode ${mode} cannot be tested here: ${why}`);
     cases.push({ mode, root, skip: why !== undefined });
   }
   return {

@@ -236,7 +236,12 @@ describe.each(modes.cases)('provisioning mode $mode', (c: ModeCase) => {
       expect(ha).toEqual(hb);
       expect(ha.touchedTests).toEqual(expect.arrayContaining(['api/tests', 'web/test']));
       expect(ha.touchedInfra).toEqual(
-        expect.arrayContaining(['api/conftest.py', 'node_modules/', 'unittest', 'web/package.json']),
+        expect.arrayContaining([
+          'api/conftest.py',
+          'node_modules/',
+          'unittest',
+          'web/package.json',
+        ]),
       );
       // The same trees after: .git is the snapshot's again, the infrastructure too.
       expect(treeDigest(a.ws)).toBe(treeDigest(b.ws));
@@ -246,35 +251,38 @@ describe.each(modes.cases)('provisioning mode $mode', (c: ModeCase) => {
     },
   );
 
-  it.skipIf(c.skip)('a trial leaves nothing mounted and nothing behind, failed or kept', async () => {
-    const failing: Agent = {
-      name: 'fake',
-      run: async ({ workspace }) => {
-        writeFileSync(join(workspace, 'web/src/api.js'), 'broken');
-        throw new Error('the agent crashed');
-      },
-    };
-    const paths = new RunPaths(join(c.root, 'results', 'r.sqlite'), join(c.root, 'cache'));
-    const env = (keep: boolean) => ({
-      runId: 'r1',
-      paths,
-      agent: failing,
-      keepWorkspaces: keep,
-      provision: c.mode,
-      mirrorDir: join(EXAMPLES, 'mirror'),
-    });
-    const rec = await runTrial(spec(lt.task), env(false));
-    expect(rec).toMatchObject({ status: 'error', error_stage: 'internal' });
-    expect(rec.details.provision).toMatchObject({ mode: c.mode });
-    const ws = paths.workspace('r1', spec(lt.task).key);
-    const mounted = () => mountTable().filter((m) => m.point.startsWith(join(c.root, 'results')));
-    expect(mounted()).toEqual([]);
-    expect(readdirSync(join(c.root, 'results', 'workspaces', 'r1'))).toEqual([]);
-    // Kept: a plain directory with what the agent left, no layers, no mount.
-    await runTrial(spec(lt.task), env(true));
-    expect(mounted()).toEqual([]);
-    expect(readFileSync(join(ws, 'web/src/api.js'), 'utf8')).toBe('broken');
-    expect(() => lstatSync(layersDir(ws))).toThrow();
-    releaseWorkspace(ws);
-  });
+  it.skipIf(c.skip)(
+    'a trial leaves nothing mounted and nothing behind, failed or kept',
+    async () => {
+      const failing: Agent = {
+        name: 'fake',
+        run: async ({ workspace }) => {
+          writeFileSync(join(workspace, 'web/src/api.js'), 'broken');
+          throw new Error('the agent crashed');
+        },
+      };
+      const paths = new RunPaths(join(c.root, 'results', 'r.sqlite'), join(c.root, 'cache'));
+      const env = (keep: boolean) => ({
+        runId: 'r1',
+        paths,
+        agent: failing,
+        keepWorkspaces: keep,
+        provision: c.mode,
+        mirrorDir: join(EXAMPLES, 'mirror'),
+      });
+      const rec = await runTrial(spec(lt.task), env(false));
+      expect(rec).toMatchObject({ status: 'error', error_stage: 'internal' });
+      expect(rec.details.provision).toMatchObject({ mode: c.mode });
+      const ws = paths.workspace('r1', spec(lt.task).key);
+      const mounted = () => mountTable().filter((m) => m.point.startsWith(join(c.root, 'results')));
+      expect(mounted()).toEqual([]);
+      expect(readdirSync(join(c.root, 'results', 'workspaces', 'r1'))).toEqual([]);
+      // Kept: a plain directory with what the agent left, no layers, no mount.
+      await runTrial(spec(lt.task), env(true));
+      expect(mounted()).toEqual([]);
+      expect(readFileSync(join(ws, 'web/src/api.js'), 'utf8')).toBe('broken');
+      expect(() => lstatSync(layersDir(ws))).toThrow();
+      releaseWorkspace(ws);
+    },
+  );
 });
