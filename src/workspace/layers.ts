@@ -49,6 +49,7 @@ export const layersDir = (ws: string) => `${ws}.layers`;
 const unavailable = new Map<ProvisionKind, string>();
 
 const isRoot = () => process.getuid?.() === 0;
+let fuseBin: string | undefined;
 
 function errText(e: unknown): string {
   const err = e as { stderr?: Buffer | string; message?: string };
@@ -57,7 +58,7 @@ function errText(e: unknown): string {
 
 /** Overlay options separate with , and : (and \ escapes): such paths are not given to mount. */
 function optionSafe(...paths: string[]): void {
-  const bad = paths.find((p) => /[,:\\\s]/.test(p));
+  const bad = paths.find((p) => /[,:\\\n]/.test(p));
   if (bad) throw new Error(`path ${bad} holds a character overlay options cannot carry`);
 }
 
@@ -96,7 +97,8 @@ function mountOverlay(kind: 'overlay' | 'fuse-overlayfs', lower: string, ws: str
         mount('redirect_dir=off,metacopy=off');
       }
     } else {
-      const bin = which('fuse-overlayfs');
+      fuseBin ??= which('fuse-overlayfs') ?? '';
+      const bin = fuseBin;
       if (!bin) throw new Error('fuse-overlayfs is not installed');
       // allow_other: the sandbox runs the agent as another user (root only; others would need
       // user_allow_other in /etc/fuse.conf). The kernel still checks permissions.
