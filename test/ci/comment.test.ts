@@ -75,6 +75,18 @@ describe('comment body', () => {
     expect(alone).toMatch(/\| scripted\/competent · hinted \| 3\/3 \(100%\)/);
   });
 
+  it('links to nanobench view when its base URL is given, and only then', () => {
+    const pr = side('pr', trials('t1', rep('pass', 3)));
+    const b = side('b', trials('t1', rep('pass', 3)));
+    expect(commentBody(pr, b)).not.toMatch(/nanobench view/);
+    expect(commentBody(pr, b, { viewUrl: 'http://ci-box:7357/' })).toContain(
+      '[open the run in nanobench view](http://ci-box:7357/runs/pr) · [the comparison](http://ci-box:7357/compare?base=b&candidate=pr)',
+    );
+    expect(commentBody(pr, undefined, { viewUrl: 'https://x.example/nb' })).toMatch(
+      /\[open the run in nanobench view\]\(https:\/\/x\.example\/nb\/runs\/pr\)\n/,
+    );
+  });
+
   it('compares only the tasks both runs ran', () => {
     const body = commentBody(
       side('pr', [...trials('t1', rep('pass', 5)), ...trials('only-pr', rep('incorrect_fix', 20))]),
@@ -234,5 +246,26 @@ describe('ci comment against a stand-in GitHub', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.startsWith(COMMENT_MARKER)).toBe(true);
     expect(gh.requests.length).toBe(before);
+    const linked = await cli(
+      [
+        'ci',
+        'comment',
+        '--run',
+        pr,
+        '--db',
+        db,
+        '--dry-run',
+        '--view-url',
+        'http://127.0.0.1:7357',
+      ],
+      {},
+    );
+    expect(linked.stdout).toContain(`(http://127.0.0.1:7357/runs/${pr})`);
+    const bad = await cli(
+      ['ci', 'comment', '--run', pr, '--db', db, '--dry-run', '--view-url', 'ci-box'],
+      {},
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('nanobench: --view-url must be an http(s) URL, got "ci-box"\n');
   });
 });
