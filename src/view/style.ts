@@ -10,7 +10,7 @@ header.top{background:#24292f;color:#fff;padding:8px 24px;display:flex;gap:16px;
 header.top a{color:#fff}header.top .brand{font-weight:600}
 header.top .crumbs a,header.top .crumbs span{color:#d0d7de}header.top .crumbs a::after{content:" ›";color:#8c959f}
 header.top .keys-hint{margin-left:auto;color:#8c959f;font-size:12px}
-main{max-width:1200px;margin:0 auto;padding:16px 24px 48px}
+main{max-width:1440px;margin:0 auto;padding:16px 24px 48px}
 h1{font-size:20px;margin:8px 0}h2{font-size:16px;margin:24px 0 8px;padding-bottom:4px;border-bottom:1px solid var(--line)}
 h3{font-size:14px;margin:14px 0 6px}
 section{background:#fff;border:1px solid var(--line);border-radius:6px;padding:4px 16px 12px;margin:14px 0;overflow-x:auto}
@@ -20,6 +20,7 @@ nav.toc{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:13px;margin:4px 0 8px
 table{border-collapse:collapse;width:100%;margin:6px 0 10px;font-size:13px}
 th,td{border-bottom:1px solid var(--line);padding:4px 6px;text-align:left;vertical-align:top}
 th{background:var(--bg);font-weight:600}
+td.nowrap{white-space:nowrap}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.selected td{background:#ddf4ff}
 .pass{color:var(--pass)}.fail{color:var(--fail)}.warn{color:var(--warn)}

@@ -20,12 +20,14 @@ const RunLine: FC<{ r: RunRow }> = ({ r }) => {
           aria-label={`candidate ${r.run.id}`}
         />
       </td>
-      <td>
+      <td class="nowrap">
         <a href={`/runs/${encodeURIComponent(r.run.id)}`} data-nav-item>
           {r.run.id}
         </a>
       </td>
-      <td>{r.run.created_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</td>
+      <td class="nowrap" title={r.run.created_at}>
+        {r.run.created_at.slice(0, 16).replace('T', ' ')}
+      </td>
       <td>
         <code>{r.agent}</code>
       </td>
