@@ -33,7 +33,8 @@ form.filters{display:flex;flex-wrap:wrap;gap:8px 14px;align-items:end}
 form.filters label{display:flex;flex-direction:column;font-size:12px;color:var(--muted)}
 select,button{font:inherit;padding:2px 6px}
 pre{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px;overflow:auto;max-height:480px;white-space:pre-wrap;word-break:break-word;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin:6px 0}
-pre.msg{max-height:180px;margin:0}
+pre.msg{max-height:320px;margin:4px 0 0}
+summary.reason{color:var(--fg);font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;word-break:break-word}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 details>summary{cursor:pointer;color:var(--muted)}
 nav.pager{display:flex;gap:12px;align-items:center;margin:6px 0}

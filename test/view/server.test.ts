@@ -146,7 +146,9 @@ describe('the viewer server', () => {
     const r = await get('/runs/cand/trials/8');
     expect(r.status).toBe(200);
     expect(r.text).not.toContain('<script>alert');
-    expect(r.text).toContain('ReferenceError: &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(r.text).toContain(
+      '<summary class="reason">ReferenceError: &lt;script&gt;alert(1)&lt;/script&gt;</summary>',
+    );
     expect(r.text).toMatch(/rule 4 of 8: no fail_to_pass test passes/);
   });
 

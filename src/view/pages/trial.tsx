@@ -330,6 +330,20 @@ function Diff({ p }: { p: TrialPage }) {
   );
 }
 
+/**
+ * The line that says why a test failed: the exception line (a Python traceback ends with it, a
+ * Node stack starts with it), else the first line.
+ */
+export function headline(message: string): string {
+  const lines = message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const errors = lines.filter((l) => /^[\w.]*(Error|Exception|Failure)\b.*:|^error: /.test(l));
+  const line = errors.at(-1) ?? lines[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
 const TestTable: FC<{ id: string; title: string; rows: TestRow[] }> = ({ id, title, rows }) => {
   // Failures first: they are what a reader came for; an all-green list starts folded.
   const sorted = [...rows].sort((a, b) => Number(a.passed) - Number(b.passed));
@@ -357,7 +371,18 @@ const TestTable: FC<{ id: string; title: string; rows: TestRow[] }> = ({ id, tit
                 <code>{r.id}</code>
               </td>
               <td class={r.passed ? 'pass' : 'fail'}>{r.passed ? 'passed' : 'failed'}</td>
-              <td>{r.message ? <pre class="msg">{r.message}</pre> : r.passed ? '' : '—'}</td>
+              <td>
+                {r.message ? (
+                  <details>
+                    <summary class="reason">{headline(r.message)}</summary>
+                    <pre class="msg">{r.message}</pre>
+                  </details>
+                ) : r.passed ? (
+                  ''
+                ) : (
+                  '—'
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
