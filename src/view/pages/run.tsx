@@ -175,7 +175,8 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
         {p.datasets.length
           ? ` · dataset ${p.datasets.map((d) => d.version ?? basename(d.path)).join(', ')}`
           : ''}
-        {running ? <span class="badge live"> live: updates as trials finish</span> : ''}
+        {running ? ' ' : ''}
+        {running ? <span class="badge live">live: updates as trials finish</span> : ''}
       </p>
       <p class="meta">
         Sampling: {r.sampling.summary}. Pass rates are k/n over scored trials with a 95% Wilson
