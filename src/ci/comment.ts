@@ -103,7 +103,20 @@ function taxonomy(cand: TrialRecord[], base?: TrialRecord[]): string[] {
   return lines;
 }
 
-export function commentBody(candidate: CommentSide, base?: CommentSide): string {
+/** Links into a `nanobench view` serving these runs, when its base URL is known. */
+export function viewLinks(viewUrl: string, candidate: string, base?: string): string {
+  const root = viewUrl.replace(/\/+$/, '');
+  const run = `[open the run in nanobench view](${root}/runs/${encodeURIComponent(candidate)})`;
+  if (!base) return run;
+  const q = `base=${encodeURIComponent(base)}&candidate=${encodeURIComponent(candidate)}`;
+  return `${run} · [the comparison](${root}/compare?${q})`;
+}
+
+export function commentBody(
+  candidate: CommentSide,
+  base?: CommentSide,
+  opts: { viewUrl?: string } = {},
+): string {
   const { rows: rs, warnings } = base
     ? comparedRows(candidate, base)
     : { rows: aloneRows(candidate), warnings: [] };
@@ -117,6 +130,7 @@ export function commentBody(candidate: CommentSide, base?: CommentSide): string 
       ? `This PR: run \`${candidate.run.id}\` (${buildOf(candidate.run)}) · base: run \`${base.run.id}\` (${buildOf(base.run)})`
       : `Run \`${candidate.run.id}\` (${buildOf(candidate.run)})`,
     '',
+    ...(opts.viewUrl ? [viewLinks(opts.viewUrl, candidate.run.id, base?.run.id), ''] : []),
   ];
   for (const w of warnings) lines.push(`> ⚠ ${oneLine(w)}`, '');
   if (base) {

@@ -39,11 +39,17 @@ export function registerCi(program: Command, io: Io): void {
     .option('--token-env <name>', 'environment variable holding the token', 'GITHUB_TOKEN')
     .option('--api-url <url>', 'GitHub API base URL (default: $GITHUB_API_URL or api.github.com)')
     .option('--dry-run', 'print the comment on stdout; post nothing')
+    .option(
+      '--view-url <url>',
+      'base URL of a `nanobench view` serving this database: the comment links to the run and the comparison',
+    )
     .action(async (o) => {
+      if (o.viewUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(o.viewUrl))
+        throw new UserError('BAD_OPTION', `--view-url must be an http(s) URL, got "${o.viewUrl}"`);
       const head = loadSide(o.run, o.db);
       const base = o.compare ? loadSide(o.compare, o.db) : undefined;
       if (base && base.run.id === head.run.id) throw sameRun(head.run.id, o.compare, o.run, o.db);
-      const body = commentBody(head, base);
+      const body = commentBody(head, base, { viewUrl: o.viewUrl });
       if (o.dryRun) {
         io.stdout.write(body);
         return;

@@ -2,9 +2,8 @@
 // per provider/model/mode and overall, beyond noise? Each side is a run id in --db, or DB:RUNID.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { applyAudit } from '../audit/policy.js';
+import { compareSide } from '../report/compare-input.js';
 import { compareMarkdown } from '../report/compare-markdown.js';
-import { resolveTaskMeta } from '../report/task-meta.js';
 import { compareRuns, type RunSide } from '../stats/compare.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
@@ -39,14 +38,7 @@ function loadSide(ref: string, defaultDb: string): RunSide {
         'NO_RUN',
         id === 'latest' ? `${db}: no runs stored yet` : `${db}: no run "${id}"`,
       );
-    const meta = resolveTaskMeta(run.config);
-    return {
-      id: run.id,
-      config: run.config,
-      // Outcomes only (a light query), labelled as that database's reports show them.
-      trials: applyAudit(store.trialOutcomes(run.id), store.latestAudit()?.agreement),
-      tiers: Object.fromEntries(Object.entries(meta.tasks).map(([t, m]) => [t, m.tier])),
-    };
+    return compareSide(store, run);
   } finally {
     store.close();
   }

@@ -18,6 +18,7 @@ import { registerRun } from './run.js';
 import { registerSchemas } from './schemas.js';
 import { registerTask } from './task.js';
 import { registerValidate } from './validate.js';
+import { registerView } from './view.js';
 import { registerWorker } from './worker.js';
 
 export async function main(
@@ -55,6 +56,7 @@ export async function main(
   registerWorker(program, io);
   registerMerge(program, io);
   registerCi(program, io);
+  registerView(program, io);
   oneLineErrors(program, 'nanobench');
   try {
     await program.parseAsync(argv, { from: 'user' });

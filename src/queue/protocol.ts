@@ -54,6 +54,7 @@ function shippedConfig(config: RunConfig): RunConfig {
     agent_info: _info,
     task_digests: _digests,
     task_meta: _meta,
+    dataset_versions: _versions,
     full_plan_size: _full,
     ...shipped
   } = config as RunConfig & Record<string, unknown>;

@@ -19,7 +19,7 @@ import { planTrials, runsForTier, type TrialSpec } from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
 import { RUN_CONFIG_VERSION, readRunConfig, type StoredRunConfig } from './stored-config.js';
-import { taskMetaSnapshot } from './task-meta.js';
+import { datasetVersions, taskMetaSnapshot } from './task-meta.js';
 import { type RunWiring, wireRun } from './wiring.js';
 
 export interface SessionHooks {
@@ -190,6 +190,7 @@ export async function runSession(
       ...(config.shard && { full_plan_size: fullPlan.length }),
       // Reports read task metadata from here, not from a dataset that may have moved.
       task_meta: taskMetaSnapshot([...new Set(fullPlan.map((s) => s.task))], config.runs),
+      dataset_versions: datasetVersions(tasks),
     };
     const run: RunRecord = resumeRun ?? {
       id: newRunId(),

@@ -4,7 +4,7 @@
 // of casting the stored JSON.
 import type { RunRecord } from '../store/store.js';
 import { RUN_DEFAULTS, type RunConfig } from './config.js';
-import type { TaskMetaMap } from './task-meta.js';
+import type { DatasetVersions, TaskMetaMap } from './task-meta.js';
 
 /**
  * 1: runs before this type (no config_version); 2: nanobench_version, sandbox and integrity always
@@ -27,6 +27,8 @@ export interface StoredRunConfig extends RunConfig {
   full_plan_size?: number;
   /** Task metadata for reports (src/run/task-meta.ts); absent in runs that predate it. */
   task_meta?: TaskMetaMap;
+  /** Name and version of each dataset's manifest, by dataset directory (absent before the viewer). */
+  dataset_versions?: DatasetVersions;
 }
 
 export function readRunConfig(run: RunRecord): StoredRunConfig {

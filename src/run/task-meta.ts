@@ -3,6 +3,7 @@
 // config when it starts; reports then never depend on the dataset still being on disk.
 import { type EvidenceStatus, evidenceStatus } from '../gates/evidence.js';
 import type { LoadedTask } from '../task/load.js';
+import { loadManifest } from '../task/manifest.js';
 import { runsForTier } from './plan.js';
 
 export interface TaskMeta {
@@ -16,6 +17,8 @@ export interface TaskMeta {
   runs: number;
   /** Gate evidence for the task's content when the run started (absent in older runs). */
   evidence?: EvidenceStatus;
+  /** The files the fix touches (absent in older runs): the viewer marks them in the diff. */
+  required_files?: string[];
 }
 
 export type TaskMetaMap = Record<string, TaskMeta>;
@@ -36,7 +39,30 @@ export function taskMetaSnapshot(tasks: LoadedTask[], runsOverride?: number): Ta
       merged_at: t.merged_at,
       runs: runsOverride ?? runsForTier(t.complexity_tier),
       evidence: evidenceStatus(lt),
+      required_files: t.required_files,
     };
+  }
+  return out;
+}
+
+/** The key under which a run's config holds its datasets' manifest name and version. */
+export const DATASET_VERSIONS_KEY = 'dataset_versions';
+
+export type DatasetVersions = Record<string, { name: string; version: string } | null>;
+
+/**
+ * Name and version of each dataset the run's tasks come from, as their manifests said when the
+ * run started (null: no manifest, or one that does not parse; a run never fails on it).
+ */
+export function datasetVersions(tasks: LoadedTask[]): DatasetVersions {
+  const out: DatasetVersions = {};
+  for (const dir of new Set(tasks.map((t) => t.datasetDir))) {
+    try {
+      const m = loadManifest(dir);
+      out[dir] = m ? { name: m.name, version: m.version } : null;
+    } catch {
+      out[dir] = null;
+    }
   }
   return out;
 }

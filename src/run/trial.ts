@@ -4,9 +4,11 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { buildPrompt } from '../agent/prompt.js';
 import type { Agent, AgentResult, ExitKind } from '../agent/types.js';
 import { applyIntegrity, type IntegrityMode } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
+import type { TargetTest } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
@@ -53,11 +55,14 @@ export interface TrialEnv {
 
 function saveArtifacts(
   dir: string,
+  prompt: string,
   agent?: AgentResult,
   diff?: WorkspaceDiff,
   v?: Verification,
 ): void {
   mkdirSync(dir, { recursive: true });
+  // What the agent was asked, kept with its answer: the viewer shows it without the dataset.
+  writeFileSync(join(dir, 'prompt.md'), prompt);
   if (agent) {
     writeFileSync(join(dir, 'agent.stdout'), agent.stdout);
     writeFileSync(join(dir, 'agent.stderr'), agent.stderr);
@@ -214,7 +219,8 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
   } finally {
     endpoint?.finish?.(); // stop serving this trial even when the agent threw
     try {
-      saveArtifacts(scope.artifactsDir, agent?.result, change?.diff, verification);
+      const prompt = buildPrompt(scope.task, spec.mode);
+      saveArtifacts(scope.artifactsDir, prompt, agent?.result, change?.diff, verification);
     } catch {
       // artifacts are best effort; the record is what counts
     }
@@ -260,6 +266,13 @@ function recordChange(rec: TrialRecord, r: AgentResult, diff: WorkspaceDiff): vo
   }
 }
 
+/** A failed target keeps (the start of) its message: why it failed, without the suite's output. */
+const targetRecord = (t: TargetTest) => ({
+  id: t.id,
+  passed: t.passed,
+  ...(!t.passed && t.message && { message: t.message.slice(0, 2000) }),
+});
+
 function recordScore(rec: TrialRecord, g: Graded, v: Verification, timedOut: boolean): void {
   const targets = [...g.failToPass, ...g.passToPass];
   Object.assign(rec, {
@@ -282,8 +295,8 @@ function recordScore(rec: TrialRecord, g: Graded, v: Verification, timedOut: boo
   Object.assign(rec.details, {
     explanation: g.outcome.explanation,
     symbol: g.outcome.symbol,
-    fail_to_pass: g.failToPass.map((t) => ({ id: t.id, passed: t.passed })),
-    pass_to_pass: g.passToPass.map((t) => ({ id: t.id, passed: t.passed })),
+    fail_to_pass: g.failToPass.map(targetRecord),
+    pass_to_pass: g.passToPass.map(targetRecord),
     suites: v.suites.map((x) => ({
       name: x.name,
       status: x.status,

@@ -38,6 +38,44 @@ export interface ScoreOutcome {
   symbol?: string;
 }
 
+/**
+ * The rule behind each label, numbered in the order classify() tries them, in a reader's words
+ * (the viewer shows it beside the explanation). Keep in step with classify() below.
+ */
+export const RULES: Record<Label, { rule: number | null; when: string }> = {
+  context_window_exceeded: {
+    rule: 1,
+    when: 'the agent stopped on a context-length, rate-limit or quota error before changing any file',
+  },
+  pass: {
+    rule: 2,
+    when: 'every fail_to_pass and pass_to_pass test passes (checked before the required files)',
+  },
+  insufficient_context_read: {
+    rule: 3,
+    when: 'navigation mode: the change touches none of the required files',
+  },
+  zero_signal: { rule: 3, when: 'hinted mode: the change touches none of the required files' },
+  hallucinated_api: {
+    rule: 4,
+    when: 'no fail_to_pass test passes and the failures name a symbol the change uses that exists neither at base nor in the change',
+  },
+  wrong_abstraction_layer: {
+    rule: 5,
+    when: 'no fail_to_pass test passes and the failures are an interface mismatch (arity, keywords, argument types, not a constructor)',
+  },
+  partial_fix_only: { rule: 6, when: 'at least half of the fail_to_pass tests pass' },
+  missing_cross_language_change: {
+    rule: 7,
+    when: "navigation mode, several languages: one language's tests all pass while another's fail",
+  },
+  incorrect_fix: { rule: 8, when: 'none of the rules above matched' },
+  implementation_error: {
+    rule: null,
+    when: 'hallucinated_api or wrong_abstraction_layer, shown as implementation_error because the latest Level-4 audit agreed on less than 90%',
+  },
+};
+
 const STOPPED_BEFORE_EDIT: ExitKind[] = ['context_exceeded', 'rate_limited', 'quota_exceeded'];
 
 function outcome(

@@ -52,6 +52,18 @@ describe('comment body', () => {
     );
   });
 
+  it('links to nanobench view when its base URL is given, and only then', () => {
+    const pr = side('pr', trials('t1', rep('pass', 3)));
+    const b = side('b', trials('t1', rep('pass', 3)));
+    expect(commentBody(pr, b)).not.toMatch(/nanobench view/);
+    expect(commentBody(pr, b, { viewUrl: 'http://ci-box:7357/' })).toContain(
+      '[open the run in nanobench view](http://ci-box:7357/runs/pr) · [the comparison](http://ci-box:7357/compare?base=b&candidate=pr)',
+    );
+    expect(commentBody(pr, undefined, { viewUrl: 'https://x.example/nb' })).toMatch(
+      /\[open the run in nanobench view\]\(https:\/\/x\.example\/nb\/runs\/pr\)\n/,
+    );
+  });
+
   it('improvement, noise, and no baseline', () => {
     const up = commentBody(
       side('pr', trials('t1', rep('pass', 10))),

@@ -157,5 +157,26 @@ describe('ci comment against a stand-in GitHub', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.startsWith(COMMENT_MARKER)).toBe(true);
     expect(gh.requests.length).toBe(before);
+    const linked = await cli(
+      [
+        'ci',
+        'comment',
+        '--run',
+        pr,
+        '--db',
+        db,
+        '--dry-run',
+        '--view-url',
+        'http://127.0.0.1:7357',
+      ],
+      {},
+    );
+    expect(linked.stdout).toContain(`(http://127.0.0.1:7357/runs/${pr})`);
+    const bad = await cli(
+      ['ci', 'comment', '--run', pr, '--db', db, '--dry-run', '--view-url', 'ci-box'],
+      {},
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('nanobench: --view-url must be an http(s) URL, got "ci-box"\n');
   });
 });

@@ -73,4 +73,11 @@ describe('lazy queue', () => {
     expect(staticGraph(join(ROOT, 'src/queue/coordinator.ts')).packages).toContain('bullmq');
     expect(staticGraph(join(ROOT, 'src/queue/worker.ts')).packages).toContain('ioredis');
   });
+
+  it("nor the viewer's server: only `nanobench view` loads hono", () => {
+    const { packages } = staticGraph(join(ROOT, 'dist/cli/main.js'));
+    expect(packages).not.toContain('hono');
+    expect(packages).not.toContain('@hono/node-server');
+    expect(staticGraph(join(ROOT, 'dist/view/server.js')).packages).toContain('@hono/node-server');
+  });
 });
