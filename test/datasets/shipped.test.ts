@@ -84,3 +84,14 @@ describe('nanobench-v1 holds what it promises', () => {
     expect(deep.length).toBeGreaterThanOrEqual(8);
   });
 });
+
+describe('docs/DATASET.md', () => {
+  it('lists every active task of nanobench-v1 in its table', () => {
+    const doc = readFileSync(join(SHIPPED_DATASETS_DIR, '..', 'docs', 'DATASET.md'), 'utf8');
+    const missing = loadDataset(join(SHIPPED_DATASETS_DIR, 'nanobench-v1'))
+      .filter((t) => t.task.status.state === 'active')
+      .map((t) => t.task.task_id)
+      .filter((id) => !doc.includes(`| ${id} |`));
+    expect(missing).toEqual([]);
+  });
+});
