@@ -18,6 +18,7 @@ const E2E = [
   'test/provider/proxy-cli.test.ts',
   'test/queue/coordinator.test.ts',
   'test/sandbox/bwrap.test.ts',
+  'test/view/cli.test.ts',
 ];
 
 export default defineConfig({

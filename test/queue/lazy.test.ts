@@ -35,7 +35,10 @@ function staticGraph(entry: string): { files: Set<string>; packages: Set<string>
     for (const m of src.matchAll(STATIC)) {
       const spec = loaded(m);
       if (!spec) continue;
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
+      if (spec.startsWith('.')) {
+        const ts = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+        visit(existsSync(ts) ? ts : `${ts}x`); // .tsx for the viewer's pages
+      }
       else if (!spec.startsWith('node:'))
         packages.add(
           spec
@@ -75,9 +78,9 @@ describe('lazy queue', () => {
   });
 
   it("nor the viewer's server: only `nanobench view` loads hono", () => {
-    const { packages } = staticGraph(join(ROOT, 'dist/cli/main.js'));
+    const { packages } = staticGraph(join(ROOT, 'src/cli/main.ts'));
     expect(packages).not.toContain('hono');
     expect(packages).not.toContain('@hono/node-server');
-    expect(staticGraph(join(ROOT, 'dist/view/server.js')).packages).toContain('@hono/node-server');
+    expect(staticGraph(join(ROOT, 'src/view/server.tsx')).packages).toContain('@hono/node-server');
   });
 });
