@@ -1,5 +1,6 @@
 // The Agent interface. Every agent (nanocoder, oracle, nop, command) returns the same record,
 // so the verifier and scorer never need to know which one ran.
+import type { ProviderKind } from '../provider/kinds.js';
 import type { ResolvedTask } from '../task/patches.js';
 
 export type Mode = 'hinted' | 'navigation';
@@ -32,8 +33,11 @@ export interface AgentContext {
   model: string;
   /** 1-based attempt number of this (task, model, mode) cell. */
   attempt: number;
-  /** OpenAI-compatible endpoint the agent must talk to (scripted server or NanoBench proxy). */
-  endpoint?: { baseUrl: string; apiKey: string };
+  /**
+   * The model endpoint the agent must talk to (the NanoBench proxy) and the wire format it
+   * speaks there (src/provider/kinds.ts; default openai-compatible).
+   */
+  endpoint?: { baseUrl: string; apiKey: string; kind?: ProviderKind };
   /** Extra environment for the agent process (already isolated; never the user's secrets). */
   env?: Record<string, string>;
   signal?: AbortSignal;

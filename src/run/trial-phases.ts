@@ -140,7 +140,11 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
         provider: spec.provider,
         model: spec.model,
         attempt: spec.attempt,
-        endpoint: endpoint && { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
+        endpoint: endpoint && {
+          baseUrl: endpoint.baseUrl,
+          apiKey: endpoint.apiKey,
+          kind: endpoint.kind,
+        },
         signal: s.env.signal,
         sandbox: session,
       }),
@@ -151,6 +155,8 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
 interface LastReply {
   status: number;
   message: string;
+  /** The proxy's reading of the failure in its provider's format (src/provider/kinds.ts). */
+  class?: string;
 }
 
 /**
