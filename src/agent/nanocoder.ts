@@ -14,6 +14,7 @@ import { prepareKind } from './nanocoder-kinds.js';
 import { parseNanocoderReport } from './nanocoder-report.js';
 import { type NodeRuntime, resolveNodeRuntime } from './node-runtime.js';
 import { runProcessGroup } from './process-group.js';
+import { summarizeToolUse } from './tool-use.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
 export const TOOL_PROFILES = ['full', 'minimal', 'nano', 'auto'] as const;
@@ -336,6 +337,7 @@ export class NanocoderAgent implements Agent {
         report,
         reportedFilesChanged: report.filesChanged,
         ...(report.usage && { usage: report.usage }),
+        toolUse: summarizeToolUse(report.toolCalls, ctx.workspace, ctx.task.required_files ?? []),
       }),
     };
   }

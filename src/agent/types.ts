@@ -2,6 +2,7 @@
 // so the verifier and scorer never need to know which one ran.
 import type { ProviderKind } from '../provider/kinds.js';
 import type { ResolvedTask } from '../task/patches.js';
+import type { ToolUse } from './tool-use.js';
 
 export type Mode = 'hinted' | 'navigation';
 
@@ -67,6 +68,8 @@ export interface AgentResult {
   report?: unknown;
   /** Token usage when known. */
   usage?: { inputTokens: number; outputTokens: number; totalTokens: number };
+  /** Tool calls and files read, when the agent reports its tool calls (src/agent/tool-use.ts). */
+  toolUse?: ToolUse;
   /** Set when the agent itself could not run properly (infra error, not a score). */
   infraError?: string;
   /** Free-form facts to keep with the trial (versions, tool profile...). */

@@ -2,10 +2,11 @@
 // per provider/model/mode and overall, beyond noise? Each side is a run id in --db, or DB:RUNID.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { applyAudit } from '../audit/policy.js';
+import { auditSummary, stricterAudit } from '../audit/policy.js';
 import { compareMarkdown } from '../report/compare-markdown.js';
 import { resolveTaskMeta } from '../report/task-meta.js';
 import { compareRuns, type RunSide } from '../stats/compare.js';
+import type { AuditRecord } from '../store/store.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import type { Io } from './progress.js';
@@ -29,7 +30,7 @@ export function parseRunRef(ref: string, defaultDb: string): { db: string; id: s
   return r;
 }
 
-function loadSide(ref: string, defaultDb: string): RunSide {
+function loadSide(ref: string, defaultDb: string): RunSide & { audit?: AuditRecord } {
   const { db, id } = parseRunRef(ref, defaultDb);
   const store = Store.open(db, { mustExist: true });
   try {
@@ -43,9 +44,10 @@ function loadSide(ref: string, defaultDb: string): RunSide {
     return {
       id: run.id,
       config: run.config,
-      // Outcomes only (a light query), labelled as that database's reports show them.
-      trials: applyAudit(store.trialOutcomes(run.id), store.latestAudit()?.agreement),
+      // Outcomes only (a light query); compareRuns applies the audit policy.
+      trials: store.trialOutcomes(run.id),
       tiers: Object.fromEntries(Object.entries(meta.tasks).map(([t, m]) => [t, m.tier])),
+      audit: store.latestAudit(),
     };
   } finally {
     store.close();
@@ -85,7 +87,12 @@ export function registerCompare(program: Command, io: Io, setExit: (code: number
       const base = loadSide(baseRef, o.db);
       const candidate = loadSide(candRef, o.db);
       if (base.id === candidate.id) throw sameRun(base.id, baseRef, candRef, o.db);
-      const c = compareRuns(base, candidate);
+      // Two databases may have different audits: the stricter one applies to both sides.
+      const c = compareRuns(
+        base,
+        candidate,
+        auditSummary(stricterAudit(base.audit, candidate.audit)),
+      );
       io.stdout.write(format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : compareMarkdown(c));
       for (const w of c.warnings) io.stderr.write(`nanobench: warning: ${w}\n`);
       if (o.failOnRegression && c.regressions > 0) setExit(1);

@@ -4,6 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { applyAudit } from '../audit/policy.js';
 import { DEFAULT_SCRIPTS_DIR } from '../provider/endpoints.js';
 import { markdownSummary } from '../report/markdown.js';
 import { providerMatrix } from '../report/matrix.js';
@@ -17,7 +18,14 @@ import { type Io, progressPrinter } from './progress.js';
 import { infraOnly } from './run.js';
 
 /** Fixed order: the reader meets the good model first. */
-const DEMO_MODELS = ['competent', 'flaky', 'hallucinator', 'wrong-files', 'context-hog'];
+const DEMO_MODELS = [
+  'competent',
+  'flaky',
+  'hallucinator',
+  'wrong-files',
+  'wanderer',
+  'context-hog',
+];
 
 export function registerDemo(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -58,12 +66,14 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
           log: (line) => io.stderr.write(`nanobench: ${line}\n`),
         });
         progress.end();
-        const cells = providerMatrix(result.trials);
+        const audit = store.latestAudit();
+        const shown = applyAudit(result.trials, audit?.agreement);
+        const cells = providerMatrix(shown);
         if (o.json)
           io.stdout.write(
-            `${JSON.stringify({ ...runView(result.run, result.trials), matrix: cells }, null, 2)}\n`,
+            `${JSON.stringify({ ...runView(result.run, shown), matrix: cells }, null, 2)}\n`,
           );
-        else io.stdout.write(markdownSummary(result.run, result.trials));
+        else io.stdout.write(markdownSummary(result.run, result.trials, audit));
         const failed = infraOnly(result.trials);
         if (failed) {
           io.stderr.write(`nanobench: ${failed}\n`);

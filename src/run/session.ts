@@ -3,11 +3,13 @@
 import { realpathSync } from 'node:fs';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
+import { SCORING_RULES_VERSION } from '../score/rules.js';
 import { newRunId } from '../store/run-id.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import { UserError } from '../util/errors.js';
 import { redactUrl } from '../util/redact-url.js';
+import { NANOBENCH_VERSION } from '../util/version.js';
 import { resolveTasks } from '../workspace/resolve-tasks.js';
 import type { RunConfig } from './config.js';
 import { acquireRunLease, type LeaseHandle } from './lease.js';
@@ -184,6 +186,9 @@ export async function runSession(
         ...config,
         ...(config.queue && { queue: redactUrl(config.queue) }),
         agent_info: agentInfo,
+        // Which NanoBench and which scoring rules: compare warns when two runs differ.
+        nanobench_version: NANOBENCH_VERSION,
+        scoring_rules_version: SCORING_RULES_VERSION,
         sandbox_used: sandbox.kind,
         ...(sandbox.note && { sandbox_note: sandbox.note }),
         task_digests: taskDigests(tasks),

@@ -14,6 +14,7 @@ import { parseScript } from '../../src/provider/script-schema.js';
 import { type ScriptedServer, startScriptedServer } from '../../src/provider/scripted-server.js';
 import { Store, type TrialRecord } from '../../src/store/store.js';
 import { CLI, type CliResult, ROOT, tempDir } from '../helpers/cli.js';
+import { validateAgainst } from '../helpers/json-schema.js';
 import { makeCerts } from '../helpers/tls.js';
 import { type StandInProxy, startStandInProxy } from './stand-in-http-proxy.js';
 
@@ -127,6 +128,7 @@ describe('every provider kind through the CLI, the proxy and the real Nanocoder'
   const config = path.join(dir, 'providers.json');
   const outputs: CliResult[] = [];
   const recorded = new Map<ProviderKind, TrialRecord>();
+  const runIds = new Map<ProviderKind, string>();
   let plain: ScriptedServer;
   let tls: ScriptedServer;
   let corporate: StandInProxy;
@@ -180,6 +182,7 @@ describe('every provider kind through the CLI, the proxy and the real Nanocoder'
       expect(r.code, r.stderr).toBe(0);
       const t = onlyTrial(db, JSON.parse(r.stdout).run_id);
       recorded.set(kind, t);
+      runIds.set(kind, JSON.parse(r.stdout).run_id);
       expect(t, t.error ?? '').toMatchObject({
         status: 'scored',
         label: 'pass',
@@ -227,6 +230,37 @@ describe('every provider kind through the CLI, the proxy and the real Nanocoder'
   );
 
   it.each(ALL)(
+    '%s: report --format json carries the trial telemetry, valid per the schema',
+    async (kind) => {
+      const r = await cli(['report', runIds.get(kind)!, '--db', db, '--format', 'json']);
+      outputs.push(r);
+      expect(r.code, r.stderr).toBe(0);
+      const doc = JSON.parse(r.stdout);
+      expect(validateAgainst('results.schema.json', doc)).toEqual([]);
+      const proxy = recorded.get(kind)!.details.proxy as ProxyDetails;
+      expect(doc.trials[0]).toMatchObject({
+        provider_kind: kind,
+        tokens: proxy.tokens,
+        usage_missing: 0,
+        requests: 4,
+        retries: 0,
+        latency_ms: { total_sum: expect.any(Number) },
+        temperature_sent: 0,
+        non_deterministic: false,
+        cost_usd: proxy.cost_usd,
+        tool_calls: {
+          total: 3,
+          failed: 0,
+          by_tool: { execute_bash: 1, read_file: 1, string_replace: 1 },
+        },
+        files_read: { count: 1, paths: ['src/truncate.js'], required: ['src/truncate.js'] },
+      });
+      expect(doc.trials[0].files_read.bytes).toBeGreaterThan(100);
+      expect(doc.report.reading.models[0]).toMatchObject({ trials: 1, files_read_mean: 1 });
+    },
+  );
+
+  it.each(ALL)(
     '%s: the recorded trial replays to the same outcome, no upstream, no key',
     async (kind) => {
       const c = CASES[kind];
@@ -261,6 +295,6 @@ describe('every provider kind through the CLI, the proxy and the real Nanocoder'
     const leaks = files.filter((f) => statSync(f).size && readFileSync(f).includes(KEY));
     expect(leaks).toEqual([]);
     for (const o of outputs) expect(o.stdout + o.stderr).not.toContain(KEY);
-    expect(outputs).toHaveLength(8);
+    expect(outputs).toHaveLength(12);
   });
 });
