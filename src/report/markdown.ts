@@ -134,7 +134,7 @@ function readingSection(r: Report): string[] {
   const lines = [
     '## Context reading',
     '',
-    `Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that read at least ${g.threshold} files and changed none of the required ones (whitepaper §9); trials of agents that report no tool calls count as not read.`,
+    `Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that read at least ${g.threshold} files and changed none of the required ones (whitepaper §9); trials of agents that report no tool calls are left out of the means.`,
     '',
     ...table(
       [
