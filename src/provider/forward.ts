@@ -185,7 +185,8 @@ function tunnel(
     }
     if (head.length) socket.unshift(head);
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    cb(null, tls.connect({ socket, ...(isIP(host) ? {} : { servername: host }) }));
+    // host: what the certificate is checked against (an IP address has no SNI name).
+    cb(null, tls.connect({ socket, host, ...(isIP(host) ? {} : { servername: host }) }));
   });
   r.once('error', (e) => {
     clearTimeout(timer);

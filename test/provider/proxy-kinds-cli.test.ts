@@ -69,9 +69,27 @@ const steps = [
   },
   { final: 'The ellipsis now counts towards maxLength.' },
 ];
-const scripts = ALL.map((k) =>
-  parseScript({ model: CASES[k].model, tasks: { '*': { steps } } }, `kinds e2e ${k}`),
-);
+const scripts = [
+  ...ALL.map((k) =>
+    parseScript({ model: CASES[k].model, tasks: { '*': { steps } } }, `kinds e2e ${k}`),
+  ),
+  // Failures in the native formats: Anthropic's 500, Gemini's context-length 400.
+  parseScript(
+    { model: 'kinds-claude-down', tasks: { '*': { steps: [{ fail: 'server_error' }] } } },
+    'down',
+  ),
+  parseScript(
+    {
+      model: 'kinds-gemini-full',
+      tasks: { '*': { steps: [steps[1], { fail: 'context_http' }] } },
+    },
+    'full',
+  ),
+];
+const EXTRA_MODELS: Partial<Record<ProviderKind, string[]>> = {
+  anthropic: ['kinds-claude-down'],
+  google: ['kinds-gemini-full'],
+};
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return new Promise((resolve) => {
@@ -149,7 +167,7 @@ describe('every provider kind through the CLI, the proxy and the real Nanocoder'
         kind === 'google' ? `https://${GEMINI_HOST}/v1beta` : `${plain.url}/${KINDS[kind].version}`,
       api_key_env: KEY_ENV,
       price_per_million: { input: 1, output: 2 },
-      models: [CASES[kind].model],
+      models: [CASES[kind].model, ...(EXTRA_MODELS[kind] ?? [])],
     }));
     writeFileSync(config, JSON.stringify({ providers }));
   });
@@ -289,12 +307,64 @@ describe('every provider kind through the CLI, the proxy and the real Nanocoder'
     },
   );
 
+  it("each format's failures: Anthropic's 500 is a provider infra error, Gemini's context error ends the trial", async () => {
+    const down = await cli(
+      [
+        ...base,
+        '--provider',
+        'claude',
+        '--model',
+        'kinds-claude-down',
+        '--providers-config',
+        config,
+      ].concat(['--db', path.join(dir, 'down.sqlite')]),
+      env(),
+    );
+    outputs.push(down);
+    // A run whose only trial is an infra error exits 1 and says why.
+    expect(down.code, down.stderr).toBe(1);
+    const t = onlyTrial(path.join(dir, 'down.sqlite'), JSON.parse(down.stdout).run_id);
+    expect(t).toMatchObject({
+      status: 'error',
+      score: null,
+      error_stage: 'provider',
+      error_code: 'server_error',
+    });
+    expect((t.details.proxy as ProxyDetails).kind).toBe('anthropic');
+
+    const full = await cli(
+      [
+        ...base,
+        '--provider',
+        'gemini',
+        '--model',
+        'kinds-gemini-full',
+        '--providers-config',
+        config,
+      ].concat(['--db', path.join(dir, 'full.sqlite')]),
+      env(),
+    );
+    outputs.push(full);
+    expect(full.code, full.stderr).toBe(0);
+    const f = onlyTrial(path.join(dir, 'full.sqlite'), JSON.parse(full.stdout).run_id);
+    expect(f).toMatchObject({
+      status: 'scored',
+      label: 'context_window_exceeded',
+      exit_kind: 'context_exceeded',
+      files_changed: [],
+    });
+    expect(f.details.proxy).toMatchObject({
+      kind: 'google',
+      last_error: { status: 400, class: 'context_length' },
+    });
+  });
+
   it('the key appears in nothing written: database, artifacts, cassettes, stdout, stderr', () => {
     const files = filesUnder(dir).filter((f) => !f.endsWith('.key') && !f.endsWith('.pem'));
     expect(files.filter((f) => f.endsWith('cassette.jsonl')).length).toBeGreaterThanOrEqual(4);
     const leaks = files.filter((f) => statSync(f).size && readFileSync(f).includes(KEY));
     expect(leaks).toEqual([]);
     for (const o of outputs) expect(o.stdout + o.stderr).not.toContain(KEY);
-    expect(outputs).toHaveLength(12);
+    expect(outputs).toHaveLength(14);
   });
 });
