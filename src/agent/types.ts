@@ -1,6 +1,8 @@
 // The Agent interface. Every agent (nanocoder, oracle, nop, command) returns the same record,
 // so the verifier and scorer never need to know which one ran.
+import type { ProviderKind } from '../provider/kinds.js';
 import type { ResolvedTask } from '../task/patches.js';
+import type { ToolUse } from './tool-use.js';
 
 export type Mode = 'hinted' | 'navigation';
 
@@ -32,8 +34,11 @@ export interface AgentContext {
   model: string;
   /** 1-based attempt number of this (task, model, mode) cell. */
   attempt: number;
-  /** OpenAI-compatible endpoint the agent must talk to (scripted server or NanoBench proxy). */
-  endpoint?: { baseUrl: string; apiKey: string };
+  /**
+   * The model endpoint the agent must talk to (the NanoBench proxy) and the wire format it
+   * speaks there (src/provider/kinds.ts; default openai-compatible).
+   */
+  endpoint?: { baseUrl: string; apiKey: string; kind?: ProviderKind };
   /** Extra environment for the agent process (already isolated; never the user's secrets). */
   env?: Record<string, string>;
   signal?: AbortSignal;
@@ -63,6 +68,8 @@ export interface AgentResult {
   report?: unknown;
   /** Token usage when known. */
   usage?: { inputTokens: number; outputTokens: number; totalTokens: number };
+  /** Tool calls and files read, when the agent reports its tool calls (src/agent/tool-use.ts). */
+  toolUse?: ToolUse;
   /** Set when the agent itself could not run properly (infra error, not a score). */
   infraError?: string;
   /** Free-form facts to keep with the trial (versions, tool profile...). */

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { COMMENT_MARKER, type CommentSide, commentBody } from '../ci/comment.js';
 import { upsertComment } from '../ci/github.js';
+import { resolveTaskMeta } from '../report/task-meta.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { sameRun } from './compare.js';
@@ -21,7 +22,13 @@ function loadSide(ref: string, defaultDb: string): CommentSide {
         'NO_RUN',
         id === 'latest' ? `${db}: no runs stored yet` : `${db}: no run "${id}"`,
       );
-    return { run, trials: store.trials(run.id) };
+    const meta = resolveTaskMeta(run.config);
+    return {
+      run,
+      trials: store.trials(run.id),
+      tiers: Object.fromEntries(Object.entries(meta.tasks).map(([t, m]) => [t, m.tier])),
+      audit: store.latestAudit(),
+    };
   } finally {
     store.close();
   }

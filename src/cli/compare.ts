@@ -2,9 +2,10 @@
 // per provider/model/mode and overall, beyond noise? Each side is a run id in --db, or DB:RUNID.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { compareSide } from '../report/compare-input.js';
+import { comparedAudit, compareSide } from '../report/compare-input.js';
 import { compareMarkdown } from '../report/compare-markdown.js';
 import { compareRuns, type RunSide } from '../stats/compare.js';
+import type { AuditRecord } from '../store/store.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import type { Io } from './progress.js';
@@ -28,7 +29,7 @@ export function parseRunRef(ref: string, defaultDb: string): { db: string; id: s
   return r;
 }
 
-function loadSide(ref: string, defaultDb: string): RunSide {
+function loadSide(ref: string, defaultDb: string): RunSide & { audit?: AuditRecord } {
   const { db, id } = parseRunRef(ref, defaultDb);
   const store = Store.open(db, { mustExist: true });
   try {
@@ -77,7 +78,8 @@ export function registerCompare(program: Command, io: Io, setExit: (code: number
       const base = loadSide(baseRef, o.db);
       const candidate = loadSide(candRef, o.db);
       if (base.id === candidate.id) throw sameRun(base.id, baseRef, candRef, o.db);
-      const c = compareRuns(base, candidate);
+      // Two databases may have different audits: the stricter one applies to both sides.
+      const c = compareRuns(base, candidate, comparedAudit(base, candidate));
       io.stdout.write(format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : compareMarkdown(c));
       for (const w of c.warnings) io.stderr.write(`nanobench: warning: ${w}\n`);
       if (o.failOnRegression && c.regressions > 0) setExit(1);

@@ -5,6 +5,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { applyAudit, auditSummary } from '../audit/policy.js';
 import { DEFAULT_SCRIPTS_DIR } from '../provider/endpoints.js';
 import { defaultReportInputs } from '../report/inputs.js';
 import { renderMarkdown } from '../report/markdown.js';
@@ -20,7 +21,14 @@ import { type Io, progressPrinter } from './progress.js';
 import { infraOnly } from './run.js';
 
 /** Fixed order: the reader meets the good model first. */
-export const DEMO_MODELS = ['competent', 'flaky', 'hallucinator', 'wrong-files', 'context-hog'];
+export const DEMO_MODELS = [
+  'competent',
+  'flaky',
+  'hallucinator',
+  'wrong-files',
+  'wanderer',
+  'context-hog',
+];
 
 export interface DemoChoice {
   models: string[];
@@ -108,14 +116,20 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
           log: (line) => io.stderr.write(`nanobench: ${line}\n`),
         });
         progress.end();
-        // One report, two renderings: the terminal gets markdown, the file HTML.
-        const report = buildReport(result.run, result.trials, defaultReportInputs(result.run));
+        // One report, two renderings: the terminal gets markdown, the file HTML. Labels follow the
+        // database's Level-4 audit, as every report's do.
+        const audit = auditSummary(store.latestAudit());
+        const report = buildReport(
+          result.run,
+          result.trials,
+          defaultReportInputs(result.run, undefined, audit),
+        );
         // echarts is loaded only for HTML.
         const { renderHtml } = await import('../report/html.js');
         writeFileSync(html, renderHtml(report));
         if (o.json)
           io.stdout.write(
-            `${JSON.stringify({ ...runView(result.run, result.trials), matrix: providerMatrix(result.trials), html_report: html }, null, 2)}\n`,
+            `${JSON.stringify({ ...runView(result.run, applyAudit(result.trials, audit?.agreement)), matrix: providerMatrix(applyAudit(result.trials, audit?.agreement)), html_report: html }, null, 2)}\n`,
           );
         else
           io.stdout.write(

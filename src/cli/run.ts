@@ -1,6 +1,7 @@
 // `nanobench run`: plan, execute and store trials; print the results.
 
 import type { Command } from 'commander';
+import { applyAudit } from '../audit/policy.js';
 import { markdownSummary } from '../report/markdown.js';
 import { runView } from '../report/trial-view.js';
 import { parseQueueUrl, RUN_DEFAULTS, type RunConfig, resolveRunConfig } from '../run/config.js';
@@ -129,9 +130,11 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
           );
           setExit(1);
         }
-        if (o.json)
-          io.stdout.write(`${JSON.stringify(runView(result.run, result.trials), null, 2)}\n`);
-        else io.stdout.write(markdownSummary(result.run, result.trials));
+        // Labels as every report shows them: the database's latest Level-4 audit applies.
+        const audit = store.latestAudit();
+        const shown = applyAudit(result.trials, audit?.agreement);
+        if (o.json) io.stdout.write(`${JSON.stringify(runView(result.run, shown), null, 2)}\n`);
+        else io.stdout.write(markdownSummary(result.run, result.trials, audit));
         const failed = infraOnly(result.trials);
         if (failed) {
           io.stderr.write(`nanobench: ${failed}\n`);

@@ -1,6 +1,7 @@
 // The HTML report: one self-contained file. Inline CSS, charts as inline SVG rendered on the
 // server, no script, and a Content-Security-Policy that forbids loading anything, so the page
 // opens offline and cannot phone home.
+import { auditSentence } from '../audit/policy.js';
 import { sandboxWarning } from '../integrity/report.js';
 import { navigationChart, scoreChart, taxonomyChart } from './charts.js';
 import {
@@ -94,8 +95,24 @@ function taxonomySection(r: Report): string {
   const chart = t.labels.length
     ? `<figure>${taxonomyChart(t, r.run.agent)}<figcaption>Share of each label among scored trials.</figcaption></figure>`
     : '';
+  const audit = `<p id="audit" class="${r.audit?.collapsed ? 'note' : 'meta'}">${esc(auditSentence(r.audit))}</p>`;
   return `<section id="taxonomy"><h2>Failure taxonomy</h2>${chart}
-${tableHtml('taxonomy-table', ['label', 'confidence level', 'trials', `share of ${t.scored} scored`], rows)}</section>`;
+${tableHtml('taxonomy-table', ['label', 'confidence level', 'trials', `share of ${t.scored} scored`], rows)}${audit}</section>`;
+}
+
+function readingSection(r: Report): string {
+  const g = r.reading;
+  if (!g.models.length) return '';
+  const rows = g.models.map(
+    (m) =>
+      `<tr>${td(esc(modelName(m.provider, m.model, r.run.agent)))}${td(esc(m.mode))}${num(String(m.trials))}${num(m.files_read_mean === null ? '—' : `${m.files_read_mean.toFixed(1)} / ${m.files_read_max}`)}${num(m.required_read_mean === null ? '—' : pct(m.required_read_mean))}${num(String(m.insufficient_context_read))}</tr>`,
+  );
+  const examples = g.examples.map(
+    (e) =>
+      `<li>${esc(`${e.task_id} · ${modelName(e.provider, e.model, r.run.agent)} · ${e.mode} #${e.attempt}: ${e.text}`)}</li>`,
+  );
+  return `<section id="reading"><h2>Context reading</h2><p>Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that read at least ${g.threshold} files and changed none of the required ones (whitepaper §9).</p>
+${tableHtml('reading-table', ['model', 'mode', 'trials with tool calls', 'files read (mean / max)', 'required files read (mean share)', 'insufficient_context_read'], rows)}${examples.length ? `<ul>${examples.join('')}</ul>` : ''}</section>`;
 }
 
 function breakdownSection(r: Report): string {
@@ -202,6 +219,7 @@ export function renderHtml(r: Report): string {
     modelsSection(r),
     navigationSection(r),
     taxonomySection(r),
+    readingSection(r),
     breakdownSection(r),
     contaminationSection(r),
     evidenceSection(r),

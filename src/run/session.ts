@@ -4,6 +4,7 @@
 import { realpathSync } from 'node:fs';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
+import { SCORING_RULES_VERSION } from '../score/rules.js';
 import { newRunId } from '../store/run-id.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
@@ -182,6 +183,8 @@ export async function runSession(
       ...config,
       config_version: RUN_CONFIG_VERSION,
       nanobench_version: NANOBENCH_VERSION,
+      // Which scoring rules: compare warns when two runs differ.
+      scoring_rules_version: SCORING_RULES_VERSION,
       ...(config.queue && { queue: redactUrl(config.queue) }),
       agent_info: agentInfo,
       sandbox_used: sandbox.kind,

@@ -16,6 +16,8 @@ export interface StoredRunConfig extends RunConfig {
   config_version: number;
   /** The NanoBench that ran it (absent before version 2). */
   nanobench_version?: string;
+  /** The scoring rules it was graded by (src/score/rules.ts); absent: 1 or older. */
+  scoring_rules_version?: number;
   /** Facts about the agent build (Nanocoder version, commit, path). */
   agent_info: Record<string, unknown>;
   /** The isolation this machine gave the agent (bwrap | none-as-nobody | none). */

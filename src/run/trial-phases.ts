@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { exitKindWithProxy } from '../agent/nanocoder-exit.js';
 import { buildPrompt } from '../agent/prompt.js';
+import type { FilesRead } from '../agent/tool-use.js';
 import type { AgentResult, ExitKind } from '../agent/types.js';
 import { auditTrial, type GuardReport, guardWorkspace } from '../integrity/audit.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
@@ -140,7 +141,11 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
         provider: spec.provider,
         model: spec.model,
         attempt: spec.attempt,
-        endpoint: endpoint && { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
+        endpoint: endpoint && {
+          baseUrl: endpoint.baseUrl,
+          apiKey: endpoint.apiKey,
+          kind: endpoint.kind,
+        },
         signal: s.env.signal,
         sandbox: session,
       }),
@@ -151,6 +156,8 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
 interface LastReply {
   status: number;
   message: string;
+  /** The proxy's reading of the failure in its provider's format (src/provider/kinds.ts). */
+  class?: string;
 }
 
 /**
@@ -256,6 +263,7 @@ export function scorePhase(
   change: Change,
   v: Verification,
   agentExit: ExitKind,
+  filesRead?: FilesRead,
 ): Graded {
   const targets = (ids: string[]) =>
     ids.map((id) => ({ id, suite: id.split('::')[0], ...targetOutcome(v, id) }));
@@ -279,6 +287,7 @@ export function scorePhase(
     failureText: v.suites.map((x) => x.stderr).join('\n'),
     agentAddedLines: addedLines(change.diff.patch),
     existsAtBase: s.services.symbolAtBase(s.ws, s.task.base_commit),
+    filesRead,
   });
   return { outcome, failToPass, passToPass, missing };
 }

@@ -8,7 +8,7 @@ import { buildPrompt } from '../agent/prompt.js';
 import type { Agent, AgentResult, ExitKind } from '../agent/types.js';
 import { applyIntegrity, type IntegrityMode } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
-import type { TargetTest } from '../score/rules.js';
+import { SCORING_RULES_VERSION, type TargetTest } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
@@ -182,7 +182,8 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     const infra = await phase(rec, 'harden', () => hardenPhase(scope, prov, agent!.since));
     verification = await phase(rec, 'verify', () => verifyPhase(scope, prov));
     const v = verification;
-    const graded = await phase(rec, 'score', () => scorePhase(scope, change!, v, exit));
+    const read = agent.result.toolUse?.files_read;
+    const graded = await phase(rec, 'score', () => scorePhase(scope, change!, v, exit, read));
     recordScore(rec, graded, v, agent.result.timedOut);
     const a = agent;
     const c = change;
@@ -246,6 +247,12 @@ function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialEndpoint
   Object.assign(rec.details, { agent_exit_code: r.exitCode, agent_ms: r.durationMs });
   if (r.meta) rec.details.agent_meta = r.meta;
   if (r.usage) rec.details.usage = r.usage;
+  // What the agent did with its tools and which files it read (the context-reading signal).
+  if (r.toolUse) {
+    const { files_read, ...calls } = r.toolUse;
+    rec.details.tool_calls = calls;
+    rec.details.files_read = files_read;
+  }
   // The proxy's account: tokens, requests, retries, latency, errors, temperature sent, cost.
   if (a.telemetry) {
     rec.details.proxy = a.telemetry.details;
@@ -293,6 +300,7 @@ function recordScore(rec: TrialRecord, g: Graded, v: Verification, timedOut: boo
     rec.details.missing_targets = { count: g.missing.length, ids: g.missing.slice(0, 20) };
   }
   Object.assign(rec.details, {
+    scoring_rules_version: SCORING_RULES_VERSION,
     explanation: g.outcome.explanation,
     symbol: g.outcome.symbol,
     fail_to_pass: g.failToPass.map(targetRecord),

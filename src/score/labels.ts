@@ -19,3 +19,12 @@ export type ConfidenceLevel = (typeof LABELS)[Label]['level'];
 
 /** Navigation mode: a failed run that touched a required file still earns this much. */
 export const PATHFINDING_CREDIT = 0.1;
+
+/**
+ * The whitepaper's "files_read is high" (§9, insufficient_context_read; §2 calls it context
+ * explosion, "reading dozens of irrelevant files"): at least this many distinct files read.
+ * It gives no number; ten is more than a fix usually needs to read and reachable in any
+ * repository a benchmark task comes from (each example repository has more than ten files
+ * outside its tasks' required_files).
+ */
+export const CONTEXT_EXPLOSION_FILES = 10;

@@ -1,7 +1,22 @@
 // The ordered, deterministic scoring rules (docs/ARCHITECTURE.md, "Scoring"). First match wins.
-// No model is involved anywhere: inputs are the diff, the test outcomes and the agent's exit.
+// No model is involved anywhere: inputs are the diff, the test outcomes, the agent's exit and
+// the files it read (its tool calls).
+
+/**
+ * Which rules scored a trial; every run records it, and `compare` warns when two runs differ.
+ * 1: the rules until files read entered them. 2: navigation-mode insufficient_context_read needs
+ * the whitepaper's signal, at least CONTEXT_EXPLOSION_FILES files read (else zero_signal).
+ */
+export const SCORING_RULES_VERSION = 2;
+
 import type { ExitKind, Mode } from '../agent/types.js';
-import { type ConfidenceLevel, LABELS, type Label, PATHFINDING_CREDIT } from './labels.js';
+import {
+  CONTEXT_EXPLOSION_FILES,
+  type ConfidenceLevel,
+  LABELS,
+  type Label,
+  PATHFINDING_CREDIT,
+} from './labels.js';
 import { defines, isInterfaceMismatch, missingSymbols, references } from './symbols.js';
 
 export interface TargetTest {
@@ -26,6 +41,11 @@ export interface ScoreInput {
   agentAddedLines: string[];
   /** Whether `sym` appears in the repository at base_commit (without the PR's test files). */
   existsAtBase: (sym: string) => boolean;
+  /**
+   * Distinct files the agent read and the required ones among them, from its tool calls;
+   * undefined when the agent reports no tool calls (command and control agents).
+   */
+  filesRead?: { count: number; required: string[] };
 }
 
 export interface ScoreOutcome {
@@ -137,11 +157,28 @@ function classify(input: ScoreInput): ScoreOutcome {
     return outcome('pass', `all tests pass (${counts})`, { flags });
   }
 
-  // 3. No required file touched.
-  if (overlap.length === 0)
-    return input.mode === 'navigation'
-      ? outcome('insufficient_context_read', `changed none of the required files (${counts})`)
-      : outcome('zero_signal', `changed none of the required files in hinted mode (${counts})`);
+  // 3. No required file touched. In navigation mode that is insufficient_context_read only on
+  // the whitepaper's signal (§9): many files read while the change misses the required ones.
+  // Without it nothing says the agent explored and got lost: zero_signal, as in hinted mode.
+  if (overlap.length === 0) {
+    if (input.mode !== 'navigation')
+      return outcome(
+        'zero_signal',
+        `changed none of the required files in hinted mode (${counts})`,
+      );
+    const read = input.filesRead;
+    if (read && read.count >= CONTEXT_EXPLOSION_FILES)
+      return outcome(
+        'insufficient_context_read',
+        `${readText(read.count, read.required.length, input.requiredFiles.length)}, and changed none of the required files (${counts})`,
+      );
+    return outcome(
+      'zero_signal',
+      read
+        ? `changed none of the required files; ${readText(read.count, read.required.length, input.requiredFiles.length)}, fewer than the ${CONTEXT_EXPLOSION_FILES} insufficient_context_read needs (${counts})`
+        : `changed none of the required files; the agent reports no files read, which insufficient_context_read needs (${counts})`,
+    );
+  }
 
   const failedText = [...f2p, ...p2p]
     .filter((t) => !t.passed)
@@ -188,4 +225,14 @@ function classify(input: ScoreInput): ScoreOutcome {
 
   // 8. Everything else.
   return outcome('incorrect_fix', `fix is incorrect (${counts})`);
+}
+
+/** "read 41 files, none of the required ones" and the like. */
+export function readText(count: number, requiredRead: number, requiredTotal: number): string {
+  const files = `read ${count} file${count === 1 ? '' : 's'}`;
+  if (requiredTotal === 0) return files;
+  if (requiredRead === 0) return `${files}, none of the required ones`;
+  if (requiredRead === requiredTotal)
+    return `${files}, ${requiredTotal === 1 ? 'the required one' : `all ${requiredTotal} required ones`}`;
+  return `${files}, ${requiredRead} of the ${requiredTotal} required ones`;
 }

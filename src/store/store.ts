@@ -79,6 +79,10 @@ export type TrialOutcomeRow = Pick<
   tokens_in: number | null;
   tokens_out: number | null;
   cost_usd: number | null;
+  /** From details.files_read (the agent's tool calls); null when the agent reported none. */
+  files_read: number | null;
+  required_read: number | null;
+  required_total: number | null;
 };
 
 export interface RunLease {
@@ -374,7 +378,10 @@ export class Store {
            error_stage, error_code,
            json_extract(details, '$.proxy.tokens.input') AS tokens_in,
            json_extract(details, '$.proxy.tokens.output') AS tokens_out,
-           json_extract(details, '$.proxy.cost_usd') AS cost_usd
+           json_extract(details, '$.proxy.cost_usd') AS cost_usd,
+           json_extract(details, '$.files_read.count') AS files_read,
+           json_array_length(details, '$.files_read.required') AS required_read,
+           json_extract(details, '$.files_read.required_total') AS required_total
          FROM trials WHERE run_id = ? ORDER BY id`,
       )
       .all(runId) as (Omit<TrialOutcomeRow, 'flags'> & { flags: unknown })[];

@@ -7,7 +7,7 @@ import { buildPrompt } from '../agent/prompt.js';
 import type { Mode } from '../agent/types.js';
 import { AUDIT_AGREEMENT_REQUIRED, applyAudit } from '../audit/policy.js';
 import { INTEGRITY_FLAGS, STRICT_LABEL } from '../integrity/flags.js';
-import { compareSide } from '../report/compare-input.js';
+import { comparedAudit, compareSide } from '../report/compare-input.js';
 import { defaultReportInputs } from '../report/inputs.js';
 import type { MatrixCell } from '../report/matrix.js';
 import { buildReport, type Report } from '../report/model.js';
@@ -442,6 +442,9 @@ export function comparePage(store: Store, baseId: string, candId: string): Compa
     ok: true,
     base: base!,
     candidate: candidate!,
-    comparison: compareRuns(compareSide(store, base!), compareSide(store, candidate!)),
+    comparison: (() => {
+      const [b, c] = [compareSide(store, base!), compareSide(store, candidate!)];
+      return compareRuns(b, c, comparedAudit(b, c));
+    })(),
   };
 }

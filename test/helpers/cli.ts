@@ -68,6 +68,16 @@ export interface TrialJson {
   flags: string[];
   error: string | null;
   exit_kind: string | null;
+  explanation?: string | null;
+  /** Per-trial telemetry (schemas/results.schema.json). */
+  files_read?: {
+    count: number;
+    bytes: number;
+    paths: string[];
+    required: string[];
+    required_total: number;
+  } | null;
+  tokens?: { input: number; output: number; total: number } | null;
 }
 
 export function runJson(

@@ -38,8 +38,7 @@ function staticGraph(entry: string): { files: Set<string>; packages: Set<string>
       if (spec.startsWith('.')) {
         const ts = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
         visit(existsSync(ts) ? ts : `${ts}x`); // .tsx for the viewer's pages
-      }
-      else if (!spec.startsWith('node:'))
+      } else if (!spec.startsWith('node:'))
         packages.add(
           spec
             .split('/')

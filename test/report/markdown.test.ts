@@ -72,6 +72,55 @@ describe('markdown', () => {
     expect(md).toContain('Sampling: by tier');
     expect(md).toContain('provision: clone | failed'); // inside backticks: no table to break
     expect(md).not.toContain('rows not shown');
+    expect(md).toContain('No Level-4 audit recorded');
+    // A labelled trial stored before files read were (no telemetry): counted, nothing invented.
+    expect(md).toContain('| p/m | navigation | 0 | — | — | 1 |');
+  });
+
+  it('context reading: files read per model and what insufficient_context_read trials read', () => {
+    const read = (count: number, required: string[]) => ({
+      details: { files_read: { count, bytes: 10, paths: [], required, required_total: 1 } },
+    });
+    const trials = [
+      trial({ mode: 'navigation', label: 'insufficient_context_read', score: 0, ...read(41, []) }),
+      trial({ mode: 'navigation', attempt: 2, label: 'pass', score: 1, ...read(3, ['a']) }),
+    ];
+    const r = buildReport(run(), trials, {
+      tasks: { source: 'snapshot', tasks: { t1: meta(1) }, note: null },
+      cutoffs: null,
+    });
+    const md = renderMarkdown(r);
+    expect(md).toContain('## Context reading');
+    expect(md).toMatch(/read at least 10 files and changed none of the required ones/);
+    expect(md).toContain('| p/m | navigation | 2 | 22.0 / 41 | 50% | 1 |');
+    expect(md).toContain('- t1 · p/m · navigation #1: read 41 files, none of the required ones');
+    const html = renderHtml(r);
+    expect(html).toContain('<section id="reading"><h2>Context reading</h2>');
+    expect(html).toContain('t1 · p/m · navigation #1: read 41 files, none of the required ones');
+  });
+
+  it('states the audit the labels follow, with agreement and sample size', () => {
+    const audit = {
+      run_id: 'r0',
+      reviewer: 'ann',
+      created_at: '2026-02-01T00:00:00Z',
+      items: 30,
+      agreed: 24,
+      agreement: 0.8,
+      required: 0.9,
+      collapsed: true,
+    };
+    const r = buildReport(run(), cell(0, 2, {}, 'hallucinated_api'), {
+      tasks: { source: 'snapshot', tasks: { t1: meta(1) }, note: null },
+      cutoffs: null,
+      audit,
+    });
+    const md = renderMarkdown(r);
+    expect(md).toContain(
+      'Level-4 audit (run r0, ann, 2026-02-01): 24 of 30 sampled trials agreed with the rules (80.0%), below the 90.0% required: hallucinated_api and wrong_abstraction_layer are shown as implementation_error.',
+    );
+    expect(md).toContain('| implementation_error | 4 | 2 | 100% |');
+    expect(renderHtml(r)).toMatch(/<p id="audit" class="note">Level-4 audit .*24 of 30 sampled/);
   });
 
   it('marks contaminated cells and lists models without a cutoff', () => {
