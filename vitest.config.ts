@@ -19,6 +19,8 @@ const E2E = [
   'test/queue/coordinator.test.ts',
   'test/sandbox/bwrap.test.ts',
   'test/view/cli.test.ts',
+  'test/report/results-schema.test.ts',
+  'test/provider/proxy-kinds-cli.test.ts',
 ];
 
 export default defineConfig({
