@@ -29,10 +29,11 @@ export function registerDataset(program: Command, io: Io, setExit: (code: number
     .option('--json', 'one JSON document on stdout')
     .action(async (name: string, o) => {
       const dir = resolveDatasetArg(name);
-      const tasks = loadDataset(dir).filter((t) => t.task.status.state === 'active');
+      // Calibrating tasks are fetched too: calibrating them means running them.
+      const tasks = loadDataset(dir).filter((t) => t.task.status.state !== 'retired');
       const repos = new Set(tasks.map((t) => t.task.repo)).size;
       io.stderr.write(
-        `nanobench: ${tasks.length} active task(s) from ${repos} repositor${repos === 1 ? 'y' : 'ies'} in ${dir}\n`,
+        `nanobench: ${tasks.length} active or calibrating task(s) from ${repos} repositor${repos === 1 ? 'y' : 'ies'} in ${dir}\n`,
       );
       const results = await fetchDataset(tasks, {
         cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),

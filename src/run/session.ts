@@ -15,7 +15,7 @@ import type { RunConfig } from './config.js';
 import { acquireRunLease, type LeaseHandle } from './lease.js';
 import { endLeftovers } from './leftovers.js';
 import type { RunPaths } from './paths.js';
-import { planTrials, runsForTier, type TrialSpec } from './plan.js';
+import { planTrials, runnableStates, runsForTier, type TrialSpec } from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
 import { RUN_CONFIG_VERSION, readRunConfig, type StoredRunConfig } from './stored-config.js';
@@ -93,6 +93,12 @@ export function loadTasks(config: RunConfig, log?: (line: string) => void): Load
         `--task: no task named ${unknown.join(', ')} in ${config.datasets.join(', ')}`,
       );
     tasks = tasks.filter((t) => config.taskIds!.includes(t.task.task_id));
+    const calibrating = tasks.filter((t) => t.task.status.state === 'calibrating');
+    if (calibrating.length && !config.calibrating)
+      throw new UserError(
+        'TASK_CALIBRATING',
+        `--task: ${calibrating.map((t) => t.task.task_id).join(', ')} ${calibrating.length === 1 ? 'is' : 'are'} still calibrating (not part of a release); add --calibrating to run ${calibrating.length === 1 ? 'it' : 'them'}`,
+      );
   }
   return tasks;
 }
@@ -105,7 +111,8 @@ const count = (n: number, what: string) =>
 
 /** Sized before planning: a plan of 1e9 trials would exhaust memory while being built. */
 export function checkPlanSize(loaded: LoadedTask[], config: RunConfig): void {
-  const active = loaded.filter((t) => t.task.status.state === 'active');
+  const states = runnableStates(config.calibrating);
+  const active = loaded.filter((t) => states.includes(t.task.status.state));
   const cells = config.models.length * config.modes.length;
   const runs = active.reduce((n, t) => n + (config.runs ?? runsForTier(t.task.complexity_tier)), 0);
   const trials = runs * cells;
@@ -129,15 +136,22 @@ export async function runSession(
   checkPlanSize(loaded, config);
   const agent = hooks.agent ?? (await createAgent(config));
   // Patches of reference tasks come from their repositories (cloned on first use). Retired
-  // tasks are never planned, so their repositories are not needed.
+  // tasks (and calibrating ones, unless asked for) are never planned, so their repositories are
+  // not needed.
+  const states = runnableStates(config.calibrating);
   const tasks = await resolveTasks(
-    loaded.filter((t) => t.task.status.state === 'active'),
+    loaded.filter((t) => states.includes(t.task.status.state)),
     { cacheDir: paths.cacheDir, mirrorDir: config.mirror, log: hooks.log },
   );
   const agentInfo = (await agent.describe?.()) ?? {};
-  const fullPlan = planTrials(tasks, agent.name, config.models, config.modes, config.runs);
+  const fullPlan = planTrials(tasks, agent.name, config.models, config.modes, config.runs, states);
   if (fullPlan.length === 0)
-    throw new UserError('EMPTY_PLAN', 'nothing to run: every selected task is retired');
+    throw new UserError(
+      'EMPTY_PLAN',
+      loaded.some((t) => t.task.status.state === 'calibrating') && !config.calibrating
+        ? 'nothing to run: every selected task is retired or still calibrating (add --calibrating to run those)'
+        : 'nothing to run: every selected task is retired',
+    );
   // A shard may be empty (more shards than trials): it is still recorded, so merge sees it.
   const plan = config.shard ? shardPlan(fullPlan, config.shard) : fullPlan;
   let lease: LeaseHandle | undefined;

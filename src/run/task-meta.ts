@@ -2,7 +2,9 @@
 // merged_at, gate evidence). Trials do not carry it, so a run stores a small snapshot in its
 // config when it starts; reports then never depend on the dataset still being on disk.
 import { type EvidenceStatus, evidenceStatus } from '../gates/evidence.js';
+import { contentDigest } from '../task/digest.js';
 import type { LoadedTask } from '../task/load.js';
+import type { TaskState } from '../task/schema.js';
 import { runsForTier } from './plan.js';
 
 export interface TaskMeta {
@@ -16,6 +18,12 @@ export interface TaskMeta {
   runs: number;
   /** Gate evidence for the task's content when the run started (absent in older runs). */
   evidence?: EvidenceStatus;
+  /** Lifecycle state when the run started (absent in older runs: active). */
+  state?: TaskState;
+  /** src/task/digest.ts contentDigest: what calibration attributes observations to. */
+  content_digest?: string;
+  /** Recorded saturation (active tasks kept although they no longer separate models). */
+  saturated?: { pooled_rate: number; reason: string };
 }
 
 export type TaskMetaMap = Record<string, TaskMeta>;
@@ -36,6 +44,14 @@ export function taskMetaSnapshot(tasks: LoadedTask[], runsOverride?: number): Ta
       merged_at: t.merged_at,
       runs: runsOverride ?? runsForTier(t.complexity_tier),
       evidence: evidenceStatus(lt),
+      state: t.status.state,
+      content_digest: contentDigest(t),
+      ...(t.status.saturated && {
+        saturated: {
+          pooled_rate: t.status.saturated.pooled_rate,
+          reason: t.status.saturated.reason,
+        },
+      }),
     };
   }
   return out;

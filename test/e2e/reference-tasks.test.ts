@@ -85,6 +85,8 @@ beforeAll(() => {
     complexity_tier: 1,
     reasoning_category: 'boundary-condition',
     problem_statement: 'round_half_up(-2.5) returns -2; halves should round away from zero (-3).',
+    // Imported tasks enter calibrating; this one is run as a released task.
+    status: { state: 'active' },
   });
 });
 
