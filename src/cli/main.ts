@@ -9,6 +9,7 @@ import { NANOBENCH_VERSION } from '../util/version.js';
 import { registerAudit } from './audit.js';
 import { registerCi } from './ci.js';
 import { registerCompare } from './compare.js';
+import { registerContracts } from './contracts.js';
 import { registerDataset } from './dataset.js';
 import { registerDemo } from './demo.js';
 import { registerMerge } from './merge.js';
@@ -50,6 +51,9 @@ export async function main(
     exitCode = c;
   });
   registerDataset(program, io, (c) => {
+    exitCode = c;
+  });
+  registerContracts(program, io, (c) => {
     exitCode = c;
   });
   registerWorker(program, io);
