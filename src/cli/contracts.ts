@@ -22,16 +22,20 @@ function human(t: TaskContracts): string {
       `  criteria: ${t.criteria.map((c) => `${c.id} (${c.tests} test${c.tests === 1 ? '' : 's'})`).join(', ')}`,
     );
   const crit = t.criteria.map((c) => ({ id: c.id, description: c.description }));
+  const what = (r: TaskContracts['cases'][number]) =>
+    r.outcome === 'reject' ? `reject ${r.criterion}` : r.outcome === 'accept' ? 'accept' : '';
+  const idWidth = Math.max(0, ...t.cases.map((r) => r.case_id.length));
+  const whatWidth = Math.max(0, ...t.cases.map((r) => what(r).length));
   for (const r of t.cases) {
-    const what =
-      r.outcome === 'reject' ? `reject ${r.criterion}` : r.outcome === 'accept' ? 'accept' : '';
     const got =
       r.evaluation === null
         ? 'not graded'
         : r.evaluation.status === 'infra'
           ? `evaluator failed (${r.evaluation.stage}/${r.evaluation.code})`
           : showVector(crit, r.evaluation.vector);
-    lines.push(`  ${r.ok ? 'ok  ' : 'FAIL'}  ${r.case_id.padEnd(30)} ${what.padEnd(30)} ${got}`);
+    lines.push(
+      `  ${r.ok ? 'ok  ' : 'FAIL'}  ${r.case_id.padEnd(idWidth)}  ${what(r).padEnd(whatWidth)}  ${got}`,
+    );
     for (const m of r.metamorphic) {
       const v =
         m.evaluation === null
@@ -39,7 +43,7 @@ function human(t: TaskContracts): string {
           : m.evaluation.status === 'infra'
             ? 'evaluator failed'
             : showVector(crit, m.evaluation.vector);
-      lines.push(`        ~ ${m.id} (${m.relation}) ${v}`);
+      lines.push(`        ~ ${m.id}: ${m.relation}  ${v}`);
     }
   }
   for (const f of t.findings) {
@@ -53,8 +57,8 @@ function human(t: TaskContracts): string {
     error: 'could not be run',
     skipped: 'retired',
   };
-  lines.push(`  => ${verdict[t.status]}`, '');
-  return lines.join('\n');
+  lines.push(`  => ${verdict[t.status]}`);
+  return `${lines.join('\n')}\n\n`;
 }
 
 export function registerContracts(program: Command, io: Io, setExit: (code: number) => void): void {
