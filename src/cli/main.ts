@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
 import { registerAudit } from './audit.js';
+import { registerCalibration } from './calibration.js';
 import { registerCi } from './ci.js';
 import { registerCompare } from './compare.js';
 import { registerContracts } from './contracts.js';
@@ -54,6 +55,9 @@ export async function main(
     exitCode = c;
   });
   registerContracts(program, io, (c) => {
+    exitCode = c;
+  });
+  registerCalibration(program, io, (c) => {
     exitCode = c;
   });
   registerWorker(program, io);
