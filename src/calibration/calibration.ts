@@ -131,6 +131,73 @@ export interface TaskCalibration {
 
 const rate = (k: number, n: number) => (n ? k / n : null);
 
+/** The rule applied to per-configuration counts: calibrated (ready), pooled rate, saturated. */
+export function judge(configurations: { configuration: string; passed: number; valid: number }[]) {
+  const qualified = configurations
+    .filter((c) => c.valid >= CALIBRATION_RULE.observations)
+    .map((c) => c.configuration);
+  const ready = qualified.length >= CALIBRATION_RULE.configurations;
+  const passed = configurations.reduce((n, c) => n + c.passed, 0);
+  const valid = configurations.reduce((n, c) => n + c.valid, 0);
+  const pooled = { passed, valid, rate: rate(passed, valid), ci95: wilson(passed, valid) };
+  return {
+    qualified,
+    ready,
+    pooled,
+    saturated: ready && (pooled.rate ?? 0) >= CALIBRATION_RULE.saturation,
+  };
+}
+
+export interface RunSaturation {
+  task_id: string;
+  mode: string;
+  configurations: number;
+  passed: number;
+  observations: number;
+  rate: number;
+}
+
+/**
+ * Tasks saturated by the rule among one run's own trials (per mode): what a report can say about
+ * tasks that no longer separate the models it compares, without any other run.
+ */
+export function saturatedInRun(
+  cfg: Pick<StoredRunConfig, 'agent' | 'agent_info'>,
+  trials: Pick<
+    TrialOutcomeRow,
+    'task_id' | 'provider' | 'model' | 'mode' | 'status' | 'label' | 'flags'
+  >[],
+): RunSaturation[] {
+  const cells = new Map<string, Map<string, { passed: number; valid: number }>>();
+  for (const t of trials) {
+    const configuration = configurationOf(cfg, t.provider, t.model);
+    if (!configuration || t.status !== 'scored' || t.flags.includes('target_tests_missing'))
+      continue;
+    const key = `${t.task_id}\u0000${t.mode}`;
+    const byConfig = cells.get(key) ?? new Map();
+    cells.set(key, byConfig);
+    const c = byConfig.get(configuration) ?? { passed: 0, valid: 0 };
+    byConfig.set(configuration, c);
+    c.valid++;
+    if (t.label === 'pass') c.passed++;
+  }
+  const out: RunSaturation[] = [];
+  for (const [key, byConfig] of cells) {
+    const j = judge([...byConfig].map(([configuration, c]) => ({ configuration, ...c })));
+    if (!j.saturated) continue;
+    const [task_id, mode] = key.split('\u0000');
+    out.push({
+      task_id,
+      mode,
+      configurations: j.qualified.length,
+      passed: j.pooled.passed,
+      observations: j.pooled.valid,
+      rate: j.pooled.rate ?? 0,
+    });
+  }
+  return out.sort((a, b) => (a.task_id + a.mode < b.task_id + b.mode ? -1 : 1));
+}
+
 /**
  * The calibration of one task from its observations. `where` completes the commands it suggests
  * (the dataset and results databases the caller read).
@@ -163,14 +230,8 @@ export function calibrate(
       };
     })
     .sort((a, b) => (a.configuration < b.configuration ? -1 : 1));
-  const qualified = configurations
-    .filter((c) => c.valid >= CALIBRATION_RULE.observations)
-    .map((c) => c.configuration);
-  const ready = qualified.length >= CALIBRATION_RULE.configurations;
-  const passed = configurations.reduce((n, c) => n + c.passed, 0);
-  const valid = configurations.reduce((n, c) => n + c.valid, 0);
-  const pooled = { passed, valid, rate: rate(passed, valid), ci95: wilson(passed, valid) };
-  const saturated = ready && (pooled.rate ?? 0) >= CALIBRATION_RULE.saturation;
+  const { qualified, ready, pooled, saturated } = judge(configurations);
+  const { passed, valid } = pooled;
   const status = lt.task.status;
   const out: TaskCalibration = {
     task_id: id,
