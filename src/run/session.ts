@@ -1,12 +1,14 @@
 // A run session: load tasks, plan, record the run, execute, and return the stored trials.
 // Both "nanobench run" and "nanobench demo" go through here.
 
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { newRunId } from '../store/run-id.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
-import { type LoadedTask, loadDataset } from '../task/load.js';
+import { datasetDirOf, type LoadedTask, loadDataset } from '../task/load.js';
+import { loadManifest, type Manifest } from '../task/manifest.js';
 import { UserError } from '../util/errors.js';
 import { redactUrl } from '../util/redact-url.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
@@ -18,7 +20,12 @@ import type { RunPaths } from './paths.js';
 import { planTrials, runnableStates, runsForTier, type TrialSpec } from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
-import { RUN_CONFIG_VERSION, readRunConfig, type StoredRunConfig } from './stored-config.js';
+import {
+  type DatasetVersion,
+  RUN_CONFIG_VERSION,
+  readRunConfig,
+  type StoredRunConfig,
+} from './stored-config.js';
 import { taskMetaSnapshot } from './task-meta.js';
 import { type RunWiring, wireRun } from './wiring.js';
 
@@ -101,6 +108,26 @@ export function loadTasks(config: RunConfig, log?: (line: string) => void): Load
       );
   }
   return tasks;
+}
+
+/** The version of each dataset a run names, as its manifest says (for compare). */
+export function datasetVersions(datasets: string[]): DatasetVersion[] {
+  return datasets.map((path) => {
+    const dir = existsSync(path) && statSync(path).isFile() ? datasetDirOf(path) : path;
+    let m: Manifest | undefined;
+    try {
+      m = loadManifest(dir);
+    } catch {
+      m = undefined; // a broken manifest does not stop a run of its task files; no version then
+    }
+    return {
+      path,
+      name: m?.name ?? basename(dir),
+      version: m?.version ?? null,
+      digest: m?.digest ?? null,
+      archived: basename(dirname(dir)) === 'archive' && m?.version === basename(dir),
+    };
+  });
 }
 
 /** The most trials one run may plan; a plan past it is refused before anything runs. */
@@ -201,6 +228,7 @@ export async function runSession(
       sandbox_used: sandbox.kind,
       ...(sandbox.note && { sandbox_note: sandbox.note }),
       task_digests: taskDigests(tasks),
+      dataset_versions: datasetVersions(config.datasets),
       ...(config.shard && { full_plan_size: fullPlan.length }),
       // Reports read task metadata from here, not from a dataset that may have moved.
       task_meta: taskMetaSnapshot([...new Set(fullPlan.map((s) => s.task))], config.runs),

@@ -110,9 +110,43 @@ function str(x: unknown): string | undefined {
   return typeof x === 'string' || typeof x === 'number' ? String(x) : undefined;
 }
 
+interface RecordedVersion {
+  name: string;
+  version: string | null;
+}
+
+const versionsOf = (c: Record<string, unknown>) =>
+  Array.isArray(c.dataset_versions) ? (c.dataset_versions as RecordedVersion[]) : undefined;
+const showVersions = (v: RecordedVersion[]) =>
+  v.map((d) => `${d.name} ${d.version ?? '(no manifest)'}`).join(' + ') || '(none)';
+
+/**
+ * The runs ran different versions of their datasets (as their manifests said when they started):
+ * a sentence saying which, else undefined. Runs that predate version records cannot tell.
+ */
+export function datasetVersionDifference(base: RunSide, cand: RunSide): string | undefined {
+  const b = versionsOf(base.config);
+  const c = versionsOf(cand.config);
+  if (!b || !c) return undefined;
+  const key = (v: RecordedVersion[]) =>
+    v
+      .map((d) => `${d.name}@${d.version}`)
+      .sort()
+      .join('\n');
+  if (key(b) === key(c)) return undefined;
+  return `the runs are over different dataset versions: base ${showVersions(b)}, candidate ${showVersions(c)}`;
+}
+
 /** Warnings about what differs between the two runs besides the outcomes. */
 export function runDifferences(base: RunSide, cand: RunSide): string[] {
   const w: string[] = [];
+  const versions = datasetVersionDifference(base, cand);
+  if (versions)
+    w.push(`${versions}; compared on the tasks they share (with their content differences listed)`);
+  else if (!versionsOf(base.config) !== !versionsOf(cand.config))
+    w.push(
+      `the ${versionsOf(base.config) ? 'candidate' : 'base'} run predates dataset version records: whether both ran the same dataset version is unknown`,
+    );
   const bi = (base.config.agent_info ?? {}) as Record<string, unknown>;
   const ci = (cand.config.agent_info ?? {}) as Record<string, unknown>;
   const build = (i: Record<string, unknown>) =>

@@ -158,7 +158,7 @@ describe('reference tasks', () => {
       (db.prepare('SELECT config FROM runs LIMIT 1').get() as { config: string }).config,
     );
     db.close();
-    expect(config).toMatchObject({ config_version: 2, nanobench_version: expect.any(String) });
+    expect(config).toMatchObject({ config_version: 3, nanobench_version: expect.any(String) });
     expect(config.task_digests['ledger-51']).toMatch(/^sha256:/);
   });
 
