@@ -295,4 +295,5 @@ function recordScore(rec: TrialRecord, g: Graded, v: Verification, timedOut: boo
     })),
     verifier_ms: v.durationMs,
   });
+  if (g.criteria) rec.details.criteria = g.criteria;
 }
