@@ -7,8 +7,10 @@ import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
 import { registerAudit } from './audit.js';
+import { registerCalibration } from './calibration.js';
 import { registerCi } from './ci.js';
 import { registerCompare } from './compare.js';
+import { registerContracts } from './contracts.js';
 import { registerDataset } from './dataset.js';
 import { registerDemo } from './demo.js';
 import { registerMerge } from './merge.js';
@@ -51,6 +53,12 @@ export async function main(
     exitCode = c;
   });
   registerDataset(program, io, (c) => {
+    exitCode = c;
+  });
+  registerContracts(program, io, (c) => {
+    exitCode = c;
+  });
+  registerCalibration(program, io, (c) => {
     exitCode = c;
   });
   registerWorker(program, io);

@@ -70,6 +70,10 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
       'off | flag | strict: record integrity flags; strict fails a flagged trial that scored',
       RUN_DEFAULTS.integrity,
     )
+    .option(
+      '--calibrating',
+      'also run tasks still calibrating; their trials are the observations "nanobench calibration" reads',
+    )
     .option('--json', 'print one JSON document with every trial on stdout')
     .action(async (datasets: string[], o, cmd: Command) => {
       if (o.resume !== undefined) refuseWithResume(datasets, cmd);

@@ -67,7 +67,13 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
           if (o.recordEvidence && v.task_id && v.digest) {
             const file = writeEvidence(
               v.dataset,
-              newEvidence(v.task_id, v.digest, v.admissible, v.gates),
+              newEvidence(
+                v.task_id,
+                v.digest,
+                v.admissible,
+                v.gates,
+                v.content_digest ?? undefined,
+              ),
             );
             io.stderr.write(`nanobench: ${v.task_id}: evidence written to ${file}\n`);
           }

@@ -45,7 +45,7 @@ export function jobId(runId: string, trialKey: string): string {
 
 /**
  * What a worker needs of the run's configuration. Dropped: the queue URL (it may hold a password)
- * and the facts stored beside the configuration (agent facts, per-task digests and metadata),
+ * and the facts stored beside the configuration (agent facts, per-task digests and metadata, dataset versions),
  * which grow with the dataset and would otherwise be copied into every job.
  */
 function shippedConfig(config: RunConfig): RunConfig {

@@ -22,6 +22,7 @@ import {
   tokensText,
   UNDERSAMPLED_MARK,
 } from './format.js';
+import { lifecycleLines } from './lifecycle.js';
 import type { MatrixCell } from './matrix.js';
 import type { Report } from './model.js';
 
@@ -149,6 +150,15 @@ function evidenceSection(r: Report): string {
   return `<section id="evidence"><h2>Tasks without passing gate evidence</h2><p>${plural(e.unverified.length, 'task')} (${plural(e.trials, 'trial')}) ran without passing admission-gate evidence for their current content, so a score there may reflect a broken task rather than the agent (marked in the matrix).</p><ul>${items.join('')}</ul></section>`;
 }
 
+function lifecycleSection(r: Report): string {
+  return lifecycleLines(r)
+    .map(
+      (sec) =>
+        `<section id="${sec.title.toLowerCase().replace(/ /g, '-')}"><h2>${esc(sec.title)}</h2><p>${esc(sec.text)}</p><ul>${sec.items.map((x) => `<li>${esc(x)}</li>`).join('')}</ul></section>`,
+    )
+    .join('');
+}
+
 const MAX_FLAGGED_ROWS = 500;
 
 /** Above everything: a run without a sandbox is not tamper-proof. */
@@ -223,6 +233,7 @@ export function renderHtml(r: Report): string {
     breakdownSection(r),
     contaminationSection(r),
     evidenceSection(r),
+    lifecycleSection(r),
     errorsSection(r),
     integritySection(r),
     matrixSection(r),

@@ -23,6 +23,7 @@ import {
   UNDERSAMPLED_MARK,
 } from './format.js';
 import { defaultReportInputs } from './inputs.js';
+import { lifecycleLines } from './lifecycle.js';
 import type { MatrixCell } from './matrix.js';
 import { buildReport, type Report } from './model.js';
 
@@ -235,6 +236,17 @@ function evidenceSection(r: Report): string[] {
   ];
 }
 
+function lifecycleSection(r: Report): string[] {
+  return lifecycleLines(r).flatMap((sec, i) => [
+    ...(i ? [''] : []),
+    `## ${sec.title}`,
+    '',
+    sec.text,
+    '',
+    ...sec.items.map((x) => `- ${mdCell(x)}`),
+  ]);
+}
+
 function errorsSection(r: Report): string[] {
   if (!r.errors.count) return [];
   const lines = ['## Infra errors (excluded from every rate)', ''];
@@ -302,6 +314,7 @@ export function renderMarkdown(r: Report, budget = MARKDOWN_BUDGET): string {
     breakdownSections(r),
     contaminationSection(r),
     evidenceSection(r),
+    lifecycleSection(r),
     errorsSection(r),
     integrityMarkdown(r.integrity, mdCell),
   ].filter((s) => s.length);

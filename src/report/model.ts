@@ -1,6 +1,7 @@
 // The report of one stored run, as data. Every output format (markdown, HTML, JSON) renders this
 // one object, so the formats cannot disagree about a number.
 import { type AuditSummary, applyAudit } from '../audit/policy.js';
+import { type RunSaturation, saturatedInRun } from '../calibration/calibration.js';
 import { type Cutoffs, cutoffFor } from '../config/cutoffs.js';
 import type { EvidenceStatus } from '../gates/evidence.js';
 import { type IntegritySummary, integritySummary } from '../integrity/report.js';
@@ -137,6 +138,18 @@ export interface Report {
     unverified: { task_id: string; status: EvidenceStatus }[];
     trials: number;
   };
+  /**
+   * Lifecycle: tasks that ran while calibrating (observations, not part of a release), and
+   * saturated tasks (pooled solve rate >= 0.9: they no longer separate models), recorded as such
+   * in their task file when the run started, or saturated by the rule among this run's trials.
+   */
+  lifecycle: {
+    calibrating: string[];
+    saturated: {
+      recorded: { task_id: string; pooled_rate: number; reason: string }[];
+      this_run: RunSaturation[];
+    };
+  };
 }
 
 export interface ReportInputs {
@@ -254,6 +267,25 @@ export function buildReport(run: RunRecord, given: ReportTrial[], inputs: Report
     errors: errorSummary(trials),
     integrity: integritySummary(run.config, trials),
     evidence: evidenceSummary(tasks, trials),
+    lifecycle: lifecycleSummary(cfg, tasks, trials),
+  };
+}
+
+function lifecycleSummary(
+  cfg: ReturnType<typeof readRunConfig>,
+  tasks: TaskMetaMap | null,
+  trials: ReportTrial[],
+): Report['lifecycle'] {
+  const ran = new Set(trials.map((t) => t.task_id));
+  const meta = Object.entries(tasks ?? {})
+    .filter(([id]) => ran.has(id))
+    .sort(([a], [b]) => naturalCompare(a, b));
+  return {
+    calibrating: meta.filter(([, m]) => m.state === 'calibrating').map(([id]) => id),
+    saturated: {
+      recorded: meta.flatMap(([task_id, m]) => (m.saturated ? [{ task_id, ...m.saturated }] : [])),
+      this_run: saturatedInRun(cfg, trials),
+    },
   };
 }
 

@@ -59,6 +59,8 @@ export interface RunConfig {
   sandbox?: SandboxMode;
   /** What integrity flags do (absent: flag). */
   integrity?: IntegrityMode;
+  /** Also run tasks still calibrating (their trials are calibration observations). */
+  calibrating?: boolean;
 }
 
 export interface RunOptionsInput {
@@ -83,6 +85,7 @@ export interface RunOptionsInput {
   requestBudget?: string;
   sandbox?: string;
   integrity?: string;
+  calibrating?: boolean;
 }
 
 /** Runs per task at most: more is a typo (1e9 planned trials exhaust memory before any runs). */
@@ -178,6 +181,7 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     queue: o.queue !== undefined ? parseQueueUrl(o.queue) : undefined,
     sandbox: oneOf(o.sandbox ?? RUN_DEFAULTS.sandbox, SANDBOX_MODES, '--sandbox'),
     integrity: oneOf(o.integrity ?? RUN_DEFAULTS.integrity, INTEGRITY_MODES, '--integrity'),
+    ...(o.calibrating && { calibrating: true }),
     ...proxyOptions(agent, o),
   };
 }

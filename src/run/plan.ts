@@ -3,6 +3,7 @@
 import type { Mode } from '../agent/types.js';
 import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
+import type { TaskState } from '../task/schema.js';
 
 export interface ModelRef {
   provider: string;
@@ -17,6 +18,14 @@ export interface TrialSpec {
   model: string;
   mode: Mode;
   attempt: number;
+}
+
+/**
+ * The states a run plans: active tasks, and calibrating ones when asked (`run --calibrating`):
+ * their trials are the observations calibration reads. Retired tasks never run.
+ */
+export function runnableStates(calibrating?: boolean): TaskState[] {
+  return calibrating ? ['active', 'calibrating'] : ['active'];
 }
 
 /** Runs per task from its tier (whitepaper §8.5): tiers 1-2 one run, tiers 3-4 five. */
@@ -34,10 +43,11 @@ export function planTrials(
   models: ModelRef[],
   modes: Mode[],
   runsOverride?: number,
+  states: TaskState[] = ['active'],
 ): TrialSpec[] {
   const plan: TrialSpec[] = [];
   for (const lt of tasks) {
-    if (lt.task.status.state !== 'active') continue;
+    if (!states.includes(lt.task.status.state)) continue;
     const runs = runsOverride ?? runsForTier(lt.task.complexity_tier);
     for (const m of models)
       for (const mode of modes)

@@ -4,13 +4,24 @@
 // of casting the stored JSON.
 import type { RunRecord } from '../store/store.js';
 import { RUN_DEFAULTS, type RunConfig } from './config.js';
-import type { DatasetVersions, TaskMetaMap } from './task-meta.js';
+import type { TaskMetaMap } from './task-meta.js';
 
 /**
  * 1: runs before this type (no config_version); 2: nanobench_version, sandbox and integrity always
- * present.
+ * present; 3: dataset_versions.
  */
-export const RUN_CONFIG_VERSION = 2;
+export const RUN_CONFIG_VERSION = 3;
+
+/** Which version of a dataset a run ran (from its manifest when it started). */
+export interface DatasetVersion {
+  path: string;
+  name: string;
+  /** null: the dataset has no manifest. */
+  version: string | null;
+  digest: string | null;
+  /** A released version from the archive (DATASET@VERSION): its digests were verified. */
+  archived: boolean;
+}
 
 export interface StoredRunConfig extends RunConfig {
   config_version: number;
@@ -29,8 +40,8 @@ export interface StoredRunConfig extends RunConfig {
   full_plan_size?: number;
   /** Task metadata for reports (src/run/task-meta.ts); absent in runs that predate it. */
   task_meta?: TaskMetaMap;
-  /** Name and version of each dataset's manifest, by dataset directory (absent before the viewer). */
-  dataset_versions?: DatasetVersions;
+  /** The dataset versions the run ran (absent before config version 3). */
+  dataset_versions?: DatasetVersion[];
 }
 
 export function readRunConfig(run: RunRecord): StoredRunConfig {

@@ -2,8 +2,9 @@
 // merged_at, gate evidence). Trials do not carry it, so a run stores a small snapshot in its
 // config when it starts; reports then never depend on the dataset still being on disk.
 import { type EvidenceStatus, evidenceStatus } from '../gates/evidence.js';
+import { contentDigest } from '../task/digest.js';
 import type { LoadedTask } from '../task/load.js';
-import { loadManifest } from '../task/manifest.js';
+import type { TaskState } from '../task/schema.js';
 import { runsForTier } from './plan.js';
 
 export interface TaskMeta {
@@ -19,6 +20,12 @@ export interface TaskMeta {
   evidence?: EvidenceStatus;
   /** The files the fix touches (absent in older runs): the viewer marks them in the diff. */
   required_files?: string[];
+  /** Lifecycle state when the run started (absent in older runs: active). */
+  state?: TaskState;
+  /** src/task/digest.ts contentDigest: what calibration attributes observations to. */
+  content_digest?: string;
+  /** Recorded saturation (active tasks kept although they no longer separate models). */
+  saturated?: { pooled_rate: number; reason: string };
 }
 
 export type TaskMetaMap = Record<string, TaskMeta>;
@@ -40,29 +47,15 @@ export function taskMetaSnapshot(tasks: LoadedTask[], runsOverride?: number): Ta
       runs: runsOverride ?? runsForTier(t.complexity_tier),
       evidence: evidenceStatus(lt),
       required_files: t.required_files,
+      state: t.status.state,
+      content_digest: contentDigest(t),
+      ...(t.status.saturated && {
+        saturated: {
+          pooled_rate: t.status.saturated.pooled_rate,
+          reason: t.status.saturated.reason,
+        },
+      }),
     };
-  }
-  return out;
-}
-
-/** The key under which a run's config holds its datasets' manifest name and version. */
-export const DATASET_VERSIONS_KEY = 'dataset_versions';
-
-export type DatasetVersions = Record<string, { name: string; version: string } | null>;
-
-/**
- * Name and version of each dataset the run's tasks come from, as their manifests said when the
- * run started (null: no manifest, or one that does not parse; a run never fails on it).
- */
-export function datasetVersions(tasks: LoadedTask[]): DatasetVersions {
-  const out: DatasetVersions = {};
-  for (const dir of new Set(tasks.map((t) => t.datasetDir))) {
-    try {
-      const m = loadManifest(dir);
-      out[dir] = m ? { name: m.name, version: m.version } : null;
-    } catch {
-      out[dir] = null;
-    }
   }
   return out;
 }

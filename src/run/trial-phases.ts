@@ -9,11 +9,12 @@ import { exitKindWithProxy } from '../agent/nanocoder-exit.js';
 import { buildPrompt } from '../agent/prompt.js';
 import type { FilesRead } from '../agent/tool-use.js';
 import type { AgentResult, ExitKind } from '../agent/types.js';
+import { type CriteriaVector, taskCriteria, testCriteriaVector } from '../contracts/criteria.js';
 import { auditTrial, type GuardReport, guardWorkspace } from '../integrity/audit.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import { type ScoreOutcome, score, type TargetTest } from '../score/rules.js';
 import type { ResolvedTask } from '../task/patches.js';
-import { InfraError } from '../util/errors.js';
+import { InfraError, UserError } from '../util/errors.js';
 import { GIT_ENV } from '../util/git.js';
 import { ctimeMark } from '../verify/fs-tree.js';
 import { type InfraReport, restoreInfrastructure } from '../verify/harden.js';
@@ -256,6 +257,8 @@ export interface Graded {
   passToPass: TargetTest[];
   /** Target ids no suite reported although their suite ran and reported (stale lists?). */
   missing: string[];
+  /** The evaluator's criteria vector (src/contracts/criteria.ts); absent when they are invalid. */
+  criteria?: CriteriaVector;
 }
 
 export function scorePhase(
@@ -289,5 +292,22 @@ export function scorePhase(
     existsAtBase: s.services.symbolAtBase(s.ws, s.task.base_commit),
     filesRead,
   });
-  return { outcome, failToPass, passToPass, missing };
+  return {
+    outcome,
+    failToPass,
+    passToPass,
+    missing,
+    criteria: criteriaOf(s.task, [...failToPass, ...passToPass]),
+  };
+}
+
+/** The criteria vector of a graded trial; undefined when the task's criteria do not fit its lists. */
+function criteriaOf(task: ResolvedTask, targets: TargetTest[]): CriteriaVector | undefined {
+  const passed = new Map(targets.map((t) => [t.id, t.passed]));
+  try {
+    return testCriteriaVector(taskCriteria(task), (id) => passed.get(id) ?? false).vector;
+  } catch (e) {
+    if (e instanceof UserError) return undefined; // `nanobench contracts` names the problem
+    throw e;
+  }
 }

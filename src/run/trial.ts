@@ -316,4 +316,5 @@ function recordScore(rec: TrialRecord, g: Graded, v: Verification, timedOut: boo
     })),
     verifier_ms: v.durationMs,
   });
+  if (g.criteria) rec.details.criteria = g.criteria;
 }

@@ -135,6 +135,33 @@ const rulesOf = (c: Record<string, unknown>) =>
 const nanobenchOf = (c: Record<string, unknown>) =>
   typeof c.nanobench_version === 'string' ? c.nanobench_version : null;
 
+interface RecordedVersion {
+  name: string;
+  version: string | null;
+}
+
+const versionsOf = (c: Record<string, unknown>) =>
+  Array.isArray(c.dataset_versions) ? (c.dataset_versions as RecordedVersion[]) : undefined;
+const showVersions = (v: RecordedVersion[]) =>
+  v.map((d) => `${d.name} ${d.version ?? '(no manifest)'}`).join(' + ') || '(none)';
+
+/**
+ * The runs ran different versions of their datasets (as their manifests said when they started):
+ * a sentence saying which, else undefined. Runs that predate version records cannot tell.
+ */
+export function datasetVersionDifference(base: RunSide, cand: RunSide): string | undefined {
+  const b = versionsOf(base.config);
+  const c = versionsOf(cand.config);
+  if (!b || !c) return undefined;
+  const key = (v: RecordedVersion[]) =>
+    v
+      .map((d) => `${d.name}@${d.version}`)
+      .sort()
+      .join('\n');
+  if (key(b) === key(c)) return undefined;
+  return `the runs are over different dataset versions: base ${showVersions(b)}, candidate ${showVersions(c)}`;
+}
+
 /** Warnings about what differs between the two runs besides the outcomes. */
 export function runDifferences(base: RunSide, cand: RunSide): string[] {
   const w: string[] = [];
@@ -149,6 +176,13 @@ export function runDifferences(base: RunSide, cand: RunSide): string[] {
   if (nb !== nc)
     w.push(
       `NanoBench differs: base ${nb ?? '(not recorded)'}, candidate ${nc ?? '(not recorded)'}`,
+    );
+  const versions = datasetVersionDifference(base, cand);
+  if (versions)
+    w.push(`${versions}; compared on the tasks they share (with their content differences listed)`);
+  else if (!versionsOf(base.config) !== !versionsOf(cand.config))
+    w.push(
+      `the ${versionsOf(base.config) ? 'candidate' : 'base'} run predates dataset version records: whether both ran the same dataset version is unknown`,
     );
   const bi = (base.config.agent_info ?? {}) as Record<string, unknown>;
   const ci = (cand.config.agent_info ?? {}) as Record<string, unknown>;

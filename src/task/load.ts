@@ -71,6 +71,40 @@ export function datasetDirOf(file: string): string {
 /** The dataset manifest (src/task/manifest.ts), never a task even when it sits beside them. */
 export const MANIFEST_FILE = 'dataset.json';
 
+/**
+ * A directory archive/<V>/ of a dataset whose manifest says version V is a released version
+ * (src/task/archive.ts): it runs exactly as released or not at all. Every task must be the one
+ * its manifest lists, with the same digest, and nothing else.
+ */
+export function verifyArchivedRelease(dir: string, tasks: LoadedTask[]): void {
+  const manifestFile = join(dir, MANIFEST_FILE);
+  if (basename(dirname(dir)) !== 'archive' || !existsSync(manifestFile)) return;
+  let m: { version?: unknown; tasks?: { task_id: string; file: string; digest: string }[] };
+  try {
+    m = JSON.parse(readFileSync(manifestFile, 'utf8'));
+  } catch {
+    return; // not a release's manifest; loadManifest names the problem where one is read
+  }
+  if (m.version !== basename(dir) || !Array.isArray(m.tasks)) return;
+  const fix =
+    'an archived version is never edited: restore it from version control, or release a new version';
+  const listed = new Map(m.tasks.map((t) => [t.task_id, t]));
+  const problems: string[] = [];
+  for (const t of tasks) {
+    const entry = listed.get(t.task.task_id);
+    if (!entry)
+      problems.push(`${t.file}: task ${t.task.task_id} is not in the manifest of ${m.version}`);
+    else if (entry.digest !== t.digest)
+      problems.push(
+        `${t.file}: task ${t.task.task_id} differs from the one released in ${m.version} (digest ${t.digest}, released ${entry.digest})`,
+      );
+  }
+  for (const id of listed.keys())
+    if (!tasks.some((t) => t.task.task_id === id))
+      problems.push(`${manifestFile}: task ${id} of ${m.version} is missing from ${dir}/tasks`);
+  if (problems.length) throw new UserError('ARCHIVE_MODIFIED', `${problems.join('\n')}\n${fix}`);
+}
+
 /** A dataset is a directory with tasks/*.json (or *.json directly), or a single task file. */
 export function loadDataset(path: string): LoadedTask[] {
   const abs = resolve(path);
@@ -84,6 +118,7 @@ export function loadDataset(path: string): LoadedTask[] {
   if (files.length === 0)
     throw new UserError('DATASET_EMPTY', `${taskDir}: no task files (*.json) found`);
   const tasks = files.map((f) => loadTaskFile(join(taskDir, f), abs));
+  verifyArchivedRelease(abs, tasks);
   const seen = new Map<string, string>();
   for (const t of tasks) {
     const prev = seen.get(t.task.task_id);

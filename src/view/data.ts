@@ -12,7 +12,7 @@ import { defaultReportInputs } from '../report/inputs.js';
 import type { MatrixCell } from '../report/matrix.js';
 import { buildReport, type Report } from '../report/model.js';
 import type { TaskMeta, TaskMetaMap } from '../report/task-meta.js';
-import { DATASET_VERSIONS_KEY, type DatasetVersions } from '../run/task-meta.js';
+import { readRunConfig } from '../run/stored-config.js';
 import { RULES } from '../score/rules.js';
 import { type Comparison, compareRuns } from '../stats/compare.js';
 import { type Interval, wilson } from '../stats/wilson.js';
@@ -77,12 +77,10 @@ export interface DatasetInfo {
 
 function datasetsOf(run: RunRecord): DatasetInfo[] {
   const paths = Array.isArray(run.config.datasets) ? (run.config.datasets as string[]) : [];
-  const recorded = run.config[DATASET_VERSIONS_KEY] as DatasetVersions | undefined;
+  const recorded = readRunConfig(run).dataset_versions;
   return paths.map((path) => {
-    if (recorded && path in recorded) {
-      const v = recorded[path];
-      return { path, version: v ? `${v.name} ${v.version}` : null, recorded: true };
-    }
+    const v = recorded?.find((d) => d.path === path);
+    if (v) return { path, version: v.version ? `${v.name} ${v.version}` : null, recorded: true };
     try {
       const m = loadManifest(path);
       return { path, version: m ? `${m.name} ${m.version}` : null, recorded: false };

@@ -127,6 +127,8 @@ beforeAll(() => {
     complexity_tier: 1,
     reasoning_category: 'feature',
     problem_statement: 'wc-cli should accept -w to count words.',
+    // Imported tasks enter calibrating; this one is run as a released task.
+    status: { state: 'active' },
     test_suites: [
       {
         name: 'js',

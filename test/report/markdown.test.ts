@@ -225,3 +225,45 @@ describe('integrity in the report', () => {
     expect(renderMarkdown(report({ sandbox_used: 'bwrap' }, 'bwrap'))).not.toContain('Warning');
   });
 });
+
+// Issue 18: reports list saturated tasks (they no longer separate models) and calibrating ones.
+describe('lifecycle in reports', () => {
+  it('lists tasks saturated in this run, recorded as saturated, and calibrating', () => {
+    const trials = [
+      // t1: three models, three runs each, 9 of 9 solved (saturated); t2: 6 of 9 (not).
+      ...['m1', 'm2', 'm3'].flatMap((model) => cell(3, 3, { task_id: 't1', model })),
+      ...['m1', 'm2', 'm3'].flatMap((model) => cell(2, 3, { task_id: 't2', model })),
+      // navigation: only two models, so t1 is not judged there
+      ...['m1', 'm2'].flatMap((model) => cell(3, 3, { task_id: 't1', model, mode: 'navigation' })),
+      ...cell(0, 1, { task_id: 't3' }),
+    ];
+    const tasks = {
+      t1: meta(1),
+      t2: { ...meta(2), saturated: { pooled_rate: 0.93, reason: 'the only parser task' } },
+      t3: { ...meta(3), state: 'calibrating' as const },
+    };
+    const r = buildReport(run({ agent_info: { nanocoder_version: '1.30.0' } }), trials, {
+      tasks: { source: 'snapshot', tasks, note: null },
+      cutoffs: null,
+    });
+    expect(r.lifecycle).toEqual({
+      calibrating: ['t3'],
+      saturated: {
+        recorded: [{ task_id: 't2', pooled_rate: 0.93, reason: 'the only parser task' }],
+        this_run: [
+          { task_id: 't1', mode: 'hinted', configurations: 3, passed: 9, observations: 9, rate: 1 },
+        ],
+      },
+    });
+    const md = renderMarkdown(r);
+    expect(md).toContain(
+      '## Saturated tasks\n\nA pooled solve rate of 0.9 or more: these tasks no longer separate models (nanobench calibration).\n\n- t1 (hinted): 9/9 solved in this run across 3 configurations\n- t2: recorded saturated at 93%, kept active: the only parser task',
+    );
+    expect(md).toMatch(
+      /## Calibrating tasks\n\n.*not part of a released dataset version\.\n\n- t3/,
+    );
+    const html = renderHtml(r);
+    expect(html).toContain('<section id="saturated-tasks"><h2>Saturated tasks</h2>');
+    expect(html).toContain('<li>t1 (hinted): 9/9 solved in this run across 3 configurations</li>');
+  });
+});

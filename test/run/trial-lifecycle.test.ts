@@ -237,6 +237,8 @@ describe('the trial lifecycle', () => {
     expect(rec.status).toBe('scored');
     expect(rec.flags).toContain('target_tests_missing');
     expect(rec.details.missing_targets).toEqual({ count: 1, ids: ['js::also fixed'] });
+    // The evaluator's vector (issue 18): the fix is not met, nothing that passed broke.
+    expect(rec.details.criteria).toEqual({ fail_to_pass: false, pass_to_pass: true });
   });
 
   it('keeps the prompt with the artifacts, and why each failed target failed', async () => {

@@ -1,6 +1,6 @@
 // compare BASE -> CANDIDATE: verdicts by the overlap rule, label shifts, and the caveats.
 import { describe, expect, it } from 'vitest';
-import { compareRuns, type RunSide } from '../../src/stats/compare.js';
+import { compareRuns, datasetVersionDifference, type RunSide } from '../../src/stats/compare.js';
 import type { TrialRecord } from '../../src/store/store.js';
 import { cell, trial } from '../report/make-trials.js';
 
@@ -228,5 +228,32 @@ describe('caveats', () => {
       'hallucinated_api',
       'wrong_abstraction_layer',
     ]);
+  });
+});
+
+// Issue 18: runs over different dataset versions are never compared silently.
+describe('dataset versions', () => {
+  const v = (version: string | null) => ({
+    dataset_versions: [{ path: '/d', name: 'ds', version, digest: null, archived: false }],
+  });
+
+  it('differing versions are named; equal ones, and paths, are not a difference', () => {
+    expect(datasetVersionDifference(side([], v('1.0.0')), side([], v('1.1.0')))).toBe(
+      'the runs are over different dataset versions: base ds 1.0.0, candidate ds 1.1.0',
+    );
+    const moved = { dataset_versions: [{ ...v('1.0.0').dataset_versions[0], path: '/elsewhere' }] };
+    expect(datasetVersionDifference(side([], v('1.0.0')), side([], moved))).toBeUndefined();
+    const c = compareRuns(side(cell(1, 1), v('1.0.0')), side(cell(1, 1), v('1.1.0')));
+    expect(c.warnings[0]).toMatch(
+      /^the runs are over different dataset versions: .*; compared on the tasks they share/,
+    );
+  });
+
+  it('a run that predates version records: the comparison says it cannot tell', () => {
+    expect(datasetVersionDifference(side([], {}), side([], v('1.0.0')))).toBeUndefined();
+    const c = compareRuns(side(cell(1, 1)), side(cell(1, 1), v('1.0.0')));
+    expect(c.warnings).toContain(
+      'the base run predates dataset version records: whether both ran the same dataset version is unknown',
+    );
   });
 });
