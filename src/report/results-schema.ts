@@ -137,7 +137,8 @@ const ReportSchema = z
     contamination: Open,
     errors: Open,
     integrity: Open,
-    evidence: Open,
+    evidence: Open.describe('tasks that ran without passing gate evidence for their content'),
+    lifecycle: Open.describe('tasks that ran while calibrating, and saturated tasks'),
   })
   .strict();
 
