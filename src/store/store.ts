@@ -48,6 +48,13 @@ export interface RunRecord {
 
 const JSON_COLS = ['files_changed', 'flags', 'details'] as const;
 
+/** What reports and the viewer read of a trial: its outcome and the proxy's counts. */
+const OUTCOME_COLUMNS = `task_id, provider, model, mode, attempt, status, score, label, flags, error,
+  error_stage, error_code,
+  json_extract(details, '$.proxy.tokens.input') AS tokens_in,
+  json_extract(details, '$.proxy.tokens.output') AS tokens_out,
+  json_extract(details, '$.proxy.cost_usd') AS cost_usd`;
+
 /** Most stored JSON values are empty: skip the parser for those. */
 const parseJson = (s: string): unknown => (s === '[]' ? [] : s === '{}' ? {} : JSON.parse(s));
 
@@ -374,11 +381,7 @@ export class Store {
   trialOutcomes(runId: string): TrialOutcomeRow[] {
     const rows = this.db
       .prepare(
-        `SELECT task_id, provider, model, mode, attempt, status, score, label, flags, error,
-           error_stage, error_code,
-           json_extract(details, '$.proxy.tokens.input') AS tokens_in,
-           json_extract(details, '$.proxy.tokens.output') AS tokens_out,
-           json_extract(details, '$.proxy.cost_usd') AS cost_usd,
+        `SELECT ${OUTCOME_COLUMNS},
            json_extract(details, '$.files_read.count') AS files_read,
            json_array_length(details, '$.files_read.required') AS required_read,
            json_extract(details, '$.files_read.required_total') AS required_total
@@ -414,11 +417,7 @@ export class Store {
   trialIndex(runId: string): TrialIndexRow[] {
     const rows = this.db
       .prepare(
-        `SELECT id, task_id, provider, model, mode, attempt, status, score, label, flags, error,
-           error_stage, error_code, duration_ms,
-           json_extract(details, '$.proxy.tokens.input') AS tokens_in,
-           json_extract(details, '$.proxy.tokens.output') AS tokens_out,
-           json_extract(details, '$.proxy.cost_usd') AS cost_usd
+        `SELECT id, duration_ms, ${OUTCOME_COLUMNS}
          FROM trials WHERE run_id = ? ORDER BY id`,
       )
       .all(runId) as (Omit<TrialIndexRow, 'flags'> & { flags: unknown })[];

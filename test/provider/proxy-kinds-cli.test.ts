@@ -1,11 +1,3 @@
-// Every provider kind end to end: the built CLI runs the REAL Nanocoder 1.30 binary configured
-// with each sdkProvider (openai-compatible, anthropic, google, chatgpt-codex for OpenAI's
-// Responses API) through the NanoBench proxy, against the scripted model server speaking that
-// format on 127.0.0.1 (a stand-in, not a model). The Gemini upstream is declared by an https name
-// that only a stand-in HTTPS_PROXY can reach (CONNECT tunnel to a TLS scripted server, trusted
-// through NODE_EXTRA_CA_CERTS). Each recorded trial is then replayed without upstream or key.
-// Build first: npx tsc -p .
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +5,7 @@ import { KINDS, type ProviderKind } from '../../src/provider/kinds.js';
 import { parseScript } from '../../src/provider/script-schema.js';
 import { type ScriptedServer, startScriptedServer } from '../../src/provider/scripted-server.js';
 import { Store, type TrialRecord } from '../../src/store/store.js';
-import { CLI, type CliResult, ROOT, tempDir } from '../helpers/cli.js';
+import { type CliResult, nanobenchAwait, tempDir } from '../helpers/cli.js';
 import { validateAgainst } from '../helpers/json-schema.js';
 import { makeCerts } from '../helpers/tls.js';
 import { type StandInProxy, startStandInProxy } from './stand-in-http-proxy.js';
@@ -91,24 +83,7 @@ const EXTRA_MODELS: Partial<Record<ProviderKind, string[]>> = {
   google: ['kinds-gemini-full'],
 };
 
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    p.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = nanobenchAwait;
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
