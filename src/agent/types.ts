@@ -48,7 +48,7 @@ export interface AgentContext {
 
 /** An agent launches every process through wrap(), so it runs isolated and can be found again. */
 export interface AgentSandbox {
-  readonly kind: 'bwrap' | 'none-as-nobody' | 'none';
+  readonly kind: 'bwrap' | 'podman' | 'docker' | 'none-as-nobody' | 'none';
   /** Value of NANOBENCH_PROCESS_TAG for every process of the session (stragglers are found by it). */
   readonly tag: string;
   /** argv -> the argv that runs it in the sandbox; `readOnly` paths are made visible read-only. */

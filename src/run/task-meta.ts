@@ -2,9 +2,10 @@
 // merged_at, gate evidence). Trials do not carry it, so a run stores a small snapshot in its
 // config when it starts; reports then never depend on the dataset still being on disk.
 import { type EvidenceStatus, evidenceStatus } from '../gates/evidence.js';
-import type { LoadedTask } from '../task/load.js';
+import { isHarborLoaded, type LoadedTask } from '../task/load.js';
 import { loadManifest } from '../task/manifest.js';
-import { runsForTier } from './plan.js';
+import type { Task } from '../task/schema.js';
+import { type RunnableTask, runsForTier } from './plan.js';
 
 export interface TaskMeta {
   tier: number;
@@ -19,6 +20,11 @@ export interface TaskMeta {
   evidence?: EvidenceStatus;
   /** The files the fix touches (absent in older runs): the viewer marks them in the diff. */
   required_files?: string[];
+  /**
+   * `harbor` for a Harbor task: no tier (0), no languages, no merge date or required files;
+   * its domain is task.toml's metadata.category and its reasoning category metadata.difficulty.
+   */
+  kind?: 'harbor';
 }
 
 export type TaskMetaMap = Record<string, TaskMeta>;
@@ -26,10 +32,28 @@ export type TaskMetaMap = Record<string, TaskMeta>;
 /** The key under which a run's config holds the snapshot. */
 export const TASK_META_KEY = 'task_meta';
 
-export function taskMetaSnapshot(tasks: LoadedTask[], runsOverride?: number): TaskMetaMap {
+export function taskMetaSnapshot(
+  tasks: (LoadedTask | RunnableTask)[],
+  runsOverride?: number,
+): TaskMetaMap {
   const out: TaskMetaMap = {};
   for (const lt of tasks) {
-    const t = lt.task;
+    if (isHarborLoaded(lt)) {
+      const t = lt.task;
+      const meta = t.config.metadata as { category?: unknown; difficulty?: unknown };
+      out[t.task_id] = {
+        tier: 0,
+        languages: [],
+        domain: typeof meta.category === 'string' ? meta.category : 'harbor',
+        reasoning_category: typeof meta.difficulty === 'string' ? meta.difficulty : 'harbor',
+        token_estimate: Math.ceil(t.instruction.length / 4),
+        merged_at: '',
+        runs: runsOverride ?? 1,
+        kind: 'harbor',
+      };
+      continue;
+    }
+    const t = lt.task as Task;
     out[t.task_id] = {
       tier: t.complexity_tier,
       languages: t.languages,
@@ -38,7 +62,7 @@ export function taskMetaSnapshot(tasks: LoadedTask[], runsOverride?: number): Ta
       token_estimate: t.token_estimate,
       merged_at: t.merged_at,
       runs: runsOverride ?? runsForTier(t.complexity_tier),
-      evidence: evidenceStatus(lt),
+      evidence: evidenceStatus(lt as LoadedTask),
       required_files: t.required_files,
     };
   }
@@ -54,7 +78,7 @@ export type DatasetVersions = Record<string, { name: string; version: string } |
  * Name and version of each dataset the run's tasks come from, as their manifests said when the
  * run started (null: no manifest, or one that does not parse; a run never fails on it).
  */
-export function datasetVersions(tasks: LoadedTask[]): DatasetVersions {
+export function datasetVersions(tasks: { datasetDir: string }[]): DatasetVersions {
   const out: DatasetVersions = {};
   for (const dir of new Set(tasks.map((t) => t.datasetDir))) {
     try {

@@ -12,6 +12,8 @@ import { SCORING_RULES_VERSION, type TargetTest } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
+import { isHarborLoaded, type LoadedTask } from '../task/load.js';
+import type { ResolvedTask } from '../task/patches.js';
 import type { Verification } from '../verify/verifier.js';
 import type { WorkspaceDiff } from '../workspace/diff.js';
 import { noneDriver } from '../workspace/sandbox/none.js';
@@ -141,7 +143,12 @@ function asInfra(e: unknown, stage: Stage): InfraError {
  * harness phase succeeded, and stored as an infra error (never scored) otherwise. Teardown
  * (stop the endpoint, save artifacts, remove the workspace) runs whatever happened.
  */
-export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRecord> {
+export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRecord> {
+  if (isHarborLoaded(given.task)) {
+    const { runHarborTrial } = await import('../harbor/trial.js');
+    return runHarborTrial({ ...given, task: given.task }, env);
+  }
+  const spec = given as TrialSpec & { task: LoadedTask<ResolvedTask> };
   const startedAt = new Date();
   const scope: TrialScope = {
     spec,

@@ -5,7 +5,9 @@
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
+import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
+import { hasEnvironment } from './trial-environment.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import { isLlmAgent, type RunConfig } from './config.js';
@@ -34,7 +36,17 @@ export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunW
     protectedPaths: [...new Set([PACKAGE_ROOT, ...o.protectedPaths])],
     warn: o.log,
     llmAgent: isLlmAgent(config.agent),
+    image: config.image,
+    buildArgs: config.buildArgs,
   });
+  if (sandbox.container && !sandbox.container.defaultImage) {
+    const bare = o.plan?.find((s) => !hasEnvironment(s.task.task));
+    if (bare)
+      throw new UserError(
+        'NO_IMAGE',
+        `--sandbox ${sandbox.kind}: task ${bare.task.task.task_id} declares no environment; give the image it runs in with --image REF`,
+      );
+  }
   const llm = config.models.some((m) => m.provider !== 'none');
   const endpoints = await startEndpoints(config, llm, o.plan);
   return { agent, sandbox, endpoints };
