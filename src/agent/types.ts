@@ -1,6 +1,7 @@
 // The Agent interface. Every agent (nanocoder, oracle, nop, command) returns the same record,
 // so the verifier and scorer never need to know which one ran.
 import type { ProviderKind } from '../provider/kinds.js';
+import type { HarborTask } from '../harbor/task.js';
 import type { ResolvedTask } from '../task/patches.js';
 import type { ToolUse } from './tool-use.js';
 
@@ -22,7 +23,8 @@ export type ExitKind =
   | 'invalid_report';
 
 export interface AgentContext {
-  task: ResolvedTask;
+  /** A PR task with its patches, or a Harbor task (its instruction is the prompt). */
+  task: ResolvedTask | HarborTask;
   mode: Mode;
   /** Prompt built from the task for this mode. */
   prompt: string;

@@ -45,7 +45,9 @@ export async function main(
     exitCode = c;
   });
   registerSchemas(program, io);
-  registerTask(program, io);
+  registerTask(program, io, (c) => {
+    exitCode = c;
+  });
   registerAudit(program, io);
   registerValidate(program, io, (c) => {
     exitCode = c;

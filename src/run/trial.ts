@@ -115,7 +115,7 @@ export function emptyRecord(
 }
 
 /** Runs one phase: its time goes into the record, and any failure gets the phase's stage. */
-async function phase<T>(rec: TrialRecord, stage: Stage, fn: () => T | Promise<T>): Promise<T> {
+export async function phase<T>(rec: TrialRecord, stage: Stage, fn: () => T | Promise<T>): Promise<T> {
   const started = Date.now();
   try {
     return await fn();
@@ -129,7 +129,7 @@ async function phase<T>(rec: TrialRecord, stage: Stage, fn: () => T | Promise<T>
 }
 
 /** Any failure as an InfraError with a trial stage: its own when it names one, else the phase's. */
-function asInfra(e: unknown, stage: Stage): InfraError {
+export function asInfra(e: unknown, stage: Stage): InfraError {
   if (e instanceof InfraError)
     return (STAGES as readonly string[]).includes(e.stage)
       ? e
@@ -241,14 +241,19 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
 }
 
 /** What the agent phase tells the record; returns the exit kind the scorer sees. */
-function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialEndpoint): ExitKind {
+export function recordAgent(
+  rec: TrialRecord,
+  a: AgentOutcome,
+  endpoint?: TrialEndpoint,
+): ExitKind {
   const r = a.result;
   rec.details.sandbox = {
     kind: a.session.kind,
     containment: a.session.containment,
     limits: a.session.limits,
     ...(endpoint &&
-      a.session.kind === 'bwrap' && { endpoint_connections: a.session.endpointConnections }),
+      a.session.kind !== 'none' &&
+      a.session.kind !== 'none-as-nobody' && { endpoint_connections: a.session.endpointConnections }),
   };
   rec.timed_out = r.timedOut;
   Object.assign(rec.details, { agent_exit_code: r.exitCode, agent_ms: r.durationMs });

@@ -5,6 +5,7 @@
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
+import { isHarborTask } from '../harbor/task.js';
 import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import { hasEnvironment } from './trial-environment.js';
@@ -39,6 +40,12 @@ export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunW
     image: config.image,
     buildArgs: config.buildArgs,
   });
+  const harbor = o.plan?.find((s) => isHarborTask(s.task.task));
+  if (harbor && !sandbox.container)
+    throw new UserError(
+      'NEEDS_CONTAINER',
+      `task ${harbor.task.task.task_id} is a Harbor task: it runs in its environment image, so use --sandbox podman (or docker)`,
+    );
   if (sandbox.container && !sandbox.container.defaultImage) {
     const bare = o.plan?.find((s) => !hasEnvironment(s.task.task));
     if (bare)

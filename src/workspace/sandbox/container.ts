@@ -9,7 +9,7 @@
 // The endpoint bridge is bwrap's (bridge.ts): a unix socket per endpoint on the host, mounted at
 // /run/nanobench, and the forwarder inside listening on the endpoint's own 127.0.0.1:PORT. The
 // forwarder is run by the host's node through the host's dynamic loader and libraries (mounted
-// at /run/nanobench/lib), so it runs whatever libc the image has.
+// at /run/nanobench-host), so it runs whatever libc the image has.
 //
 // Containers do not die with their client: `podman run` hands them to conmon. So each container's
 // init watches a FIFO NanoBench holds open for the session (it reads EOF when NanoBench closes it
@@ -33,6 +33,8 @@ import type {
 } from './types.js';
 
 export const RUN_DIR = '/run/nanobench';
+/** The host's node and its libraries (mount points cannot be made inside the read-only RUN_DIR). */
+export const HOST_DIR = '/run/nanobench-host';
 export const LABEL_TAG = 'nanobench.tag';
 export const LABEL_RUN = 'nanobench.run';
 /** Processes per container (cgroup pids controller: also holds for root, unlike RLIMIT_NPROC). */
@@ -123,17 +125,17 @@ interface HostForwarder {
 /** The host's node, runnable in any image: its loader and libraries come along. */
 function hostForwarder(node: string): HostForwarder {
   const { loader, libs } = sharedLibraries(node);
-  const mounts: Mount[] = [{ source: node, target: `${RUN_DIR}/node`, readOnly: true }];
-  if (!loader) return { mounts, prefix: [`${RUN_DIR}/node`] };
+  const mounts: Mount[] = [{ source: node, target: `${HOST_DIR}/node`, readOnly: true }];
+  if (!loader) return { mounts, prefix: [`${HOST_DIR}/node`] };
   for (const lib of [...libs, loader])
-    mounts.push({ source: lib, target: `${RUN_DIR}/lib/${basename(lib)}`, readOnly: true });
+    mounts.push({ source: lib, target: `${HOST_DIR}/lib/${basename(lib)}`, readOnly: true });
   return {
     mounts,
     prefix: [
-      `${RUN_DIR}/lib/${basename(loader)}`,
+      `${HOST_DIR}/lib/${basename(loader)}`,
       '--library-path',
-      `${RUN_DIR}/lib`,
-      `${RUN_DIR}/node`,
+      `${HOST_DIR}/lib`,
+      `${HOST_DIR}/node`,
     ],
   };
 }
