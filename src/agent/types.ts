@@ -1,7 +1,8 @@
 // The Agent interface. Every agent (nanocoder, oracle, nop, command) returns the same record,
 // so the verifier and scorer never need to know which one ran.
-import type { ProviderKind } from '../provider/kinds.js';
+
 import type { HarborTask } from '../harbor/task.js';
+import type { ProviderKind } from '../provider/kinds.js';
 import type { ResolvedTask } from '../task/patches.js';
 import type { ToolUse } from './tool-use.js';
 

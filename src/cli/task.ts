@@ -48,11 +48,18 @@ function checkText(
     );
   const failed: string[] = checks.filter((c) => !c.ok).map((c) => c.check);
   if (graders?.some((g) => !g.ok)) failed.push('grader cases');
-  lines.push(valid ? '  => valid (structural)' : `  => not valid (failed: ${failed.join(', ')})`, '');
+  lines.push(
+    valid ? '  => valid (structural)' : `  => not valid (failed: ${failed.join(', ')})`,
+    '',
+  );
   return lines.join('\n');
 }
 
-export function registerTask(program: Command, io: Io, setExit: (code: number) => void = () => {}): void {
+export function registerTask(
+  program: Command,
+  io: Io,
+  setExit: (code: number) => void = () => {},
+): void {
   const task = program.command('task').description('create, import and retire dataset tasks');
 
   task
@@ -180,7 +187,9 @@ export function registerTask(program: Command, io: Io, setExit: (code: number) =
       }
       const valid = results.filter((r) => r.valid).length;
       if (o.json)
-        io.stdout.write(`${JSON.stringify({ valid, total: results.length, tasks: results }, null, 2)}\n`);
+        io.stdout.write(
+          `${JSON.stringify({ valid, total: results.length, tasks: results }, null, 2)}\n`,
+        );
       else
         io.stdout.write(
           `${valid} of ${results.length} Harbor task(s) structurally valid; the controls give the real verdict: nanobench run DIR --sandbox podman --agent oracle (then nop)\n`,

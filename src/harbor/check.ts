@@ -57,10 +57,18 @@ function files(dir: string): string[] {
 
 function configCheck(dir: string): CheckResult {
   if (!existsSync(join(dir, HARBOR_FILES.config)))
-    return fail('task.toml', 'task.toml is missing', 'add task.toml (version, [agent], [verifier], [environment])');
+    return fail(
+      'task.toml',
+      'task.toml is missing',
+      'add task.toml (version, [agent], [verifier], [environment])',
+    );
   const r = readHarborConfig(dir);
   if ('error' in r)
-    return fail('task.toml', r.error, 'fix task.toml: timeouts are positive numbers of seconds, cpus and memory_mb positive');
+    return fail(
+      'task.toml',
+      r.error,
+      'fix task.toml: timeouts are positive numbers of seconds, cpus and memory_mb positive',
+    );
   const notes = r.unknown.length ? `; not read by NanoBench: ${r.unknown.join(', ')}` : '';
   return pass(
     'task.toml',
@@ -70,9 +78,18 @@ function configCheck(dir: string): CheckResult {
 
 function instructionCheck(dir: string): CheckResult {
   const f = join(dir, HARBOR_FILES.instruction);
-  if (!existsSync(f)) return fail('instruction', 'instruction.md is missing', 'write the task for the agent in instruction.md');
+  if (!existsSync(f))
+    return fail(
+      'instruction',
+      'instruction.md is missing',
+      'write the task for the agent in instruction.md',
+    );
   if (readFileSync(f, 'utf8').trim() === '')
-    return fail('instruction', 'instruction.md is empty', 'write the task for the agent in instruction.md');
+    return fail(
+      'instruction',
+      'instruction.md is empty',
+      'write the task for the agent in instruction.md',
+    );
   return pass('instruction', 'instruction.md is there');
 }
 
@@ -85,7 +102,7 @@ function environmentCheck(dir: string): CheckResult {
     return fail(
       'environment',
       'no environment/Dockerfile and no [environment] docker_image',
-      'add environment/Dockerfile (FROM an image with the task\'s toolchain, WORKDIR /app, COPY what the agent starts from)',
+      "add environment/Dockerfile (FROM an image with the task's toolchain, WORKDIR /app, COPY what the agent starts from)",
     );
   }
   const lines = readFileSync(df, 'utf8')
@@ -93,13 +110,17 @@ function environmentCheck(dir: string): CheckResult {
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
   if (!lines.some((l) => /^FROM\s/i.test(l)))
-    return fail('environment', 'environment/Dockerfile has no FROM', 'start the Dockerfile with FROM <image>');
+    return fail(
+      'environment',
+      'environment/Dockerfile has no FROM',
+      'start the Dockerfile with FROM <image>',
+    );
   const workdirs = lines.filter((l) => /^WORKDIR\s/i.test(l)).map((l) => l.split(/\s+/)[1]);
   const last = workdirs.pop();
   if (!last || last === '/')
     return fail(
       'environment',
-      'environment/Dockerfile sets no WORKDIR (or WORKDIR /): the agent\'s workspace is the WORKDIR',
+      "environment/Dockerfile sets no WORKDIR (or WORKDIR /): the agent's workspace is the WORKDIR",
       'add e.g. "WORKDIR /app" after FROM',
     );
   return pass('environment', `environment/Dockerfile, WORKDIR ${last}`);
@@ -108,7 +129,11 @@ function environmentCheck(dir: string): CheckResult {
 function testsCheck(dir: string): CheckResult {
   const sh = join(dir, HARBOR_FILES.testScript);
   if (!existsSync(sh) || !statSync(sh).isFile())
-    return fail('tests', 'tests/test.sh is missing', 'add tests/test.sh: it runs after the agent and writes the reward');
+    return fail(
+      'tests',
+      'tests/test.sh is missing',
+      'add tests/test.sh: it runs after the agent and writes the reward',
+    );
   const mentions = files(join(dir, 'tests')).some((f) =>
     readFileSync(f, 'utf8').includes('/logs/verifier'),
   );
@@ -125,7 +150,11 @@ function solutionCheck(dir: string): CheckResult {
   const sol = join(dir, 'solution');
   if (!existsSync(sol)) return pass('solution', 'no solution/ (the oracle control cannot run)');
   if (!existsSync(join(dir, HARBOR_FILES.solution)))
-    return fail('solution', 'solution/ has no solve.sh', 'add solution/solve.sh, the reference solution the oracle runs');
+    return fail(
+      'solution',
+      'solution/ has no solve.sh',
+      'add solution/solve.sh, the reference solution the oracle runs',
+    );
   return pass('solution', 'solution/solve.sh is there');
 }
 
@@ -134,24 +163,51 @@ function judgeCheck(dir: string): CheckResult {
   if (!existsSync(j)) return pass('judge', 'no judge/ (no hidden grader)');
   const cfgFile = join(j, 'judge.json');
   if (!existsSync(cfgFile))
-    return fail('judge', 'judge/ has no judge.json', 'add judge/judge.json: {"max_submissions": N, "min_interval_sec": S}');
+    return fail(
+      'judge',
+      'judge/ has no judge.json',
+      'add judge/judge.json: {"max_submissions": N, "min_interval_sec": S}',
+    );
   try {
     JudgeConfigSchema.parse(JSON.parse(readFileSync(cfgFile, 'utf8')));
   } catch (e) {
-    return fail('judge', `judge/judge.json: ${(e as Error).message.split('\n')[0].slice(0, 200)}`, 'max_submissions a positive integer, min_interval_sec a number of seconds');
+    return fail(
+      'judge',
+      `judge/judge.json: ${(e as Error).message.split('\n')[0].slice(0, 200)}`,
+      'max_submissions a positive integer, min_interval_sec a number of seconds',
+    );
   }
   if (!existsSync(join(j, 'score.py')))
-    return fail('judge', 'judge/ has no score.py', 'add judge/score.py with grade(path) -> {"reward": float, "reason": str}');
+    return fail(
+      'judge',
+      'judge/ has no score.py',
+      'add judge/score.py with grade(path) -> {"reward": float, "reason": str}',
+    );
   const tests = join(j, 'grader_tests.json');
   if (!existsSync(tests))
-    return fail('judge', 'judge/ has no grader_tests.json', 'add one case per rule of the grader: {"cases": [{"submission": ..., "reward": 0.0, "why": "..."}]}');
+    return fail(
+      'judge',
+      'judge/ has no grader_tests.json',
+      'add one case per rule of the grader: {"cases": [{"submission": ..., "reward": 0.0, "why": "..."}]}',
+    );
   try {
     const t = GraderTestsSchema.parse(JSON.parse(readFileSync(tests, 'utf8')));
     if (t.final_cases.length && !existsSync(join(j, 'final.py')))
-      return fail('judge', 'grader_tests.json has final_cases but there is no judge/final.py', 'add judge/final.py or drop final_cases');
-    return pass('judge', `judge.json, score.py${existsSync(join(j, 'final.py')) ? ', final.py' : ''}, ${t.cases.length + t.final_cases.length} grader case(s)`);
+      return fail(
+        'judge',
+        'grader_tests.json has final_cases but there is no judge/final.py',
+        'add judge/final.py or drop final_cases',
+      );
+    return pass(
+      'judge',
+      `judge.json, score.py${existsSync(join(j, 'final.py')) ? ', final.py' : ''}, ${t.cases.length + t.final_cases.length} grader case(s)`,
+    );
   } catch (e) {
-    return fail('judge', `judge/grader_tests.json: ${(e as Error).message.split('\n')[0].slice(0, 200)}`, 'each case: submission, reward (a number), why (a sentence)');
+    return fail(
+      'judge',
+      `judge/grader_tests.json: ${(e as Error).message.split('\n')[0].slice(0, 200)}`,
+      'each case: submission, reward (a number), why (a sentence)',
+    );
   }
 }
 
@@ -175,7 +231,7 @@ function leaksCheck(dir: string): CheckResult {
       return fail(
         'leaks',
         `${relative(dir, f)} is a copy of ${twin}: the agent's image would hold it`,
-        'keep tests, solutions and graders out of environment/ (the build context of the agent\'s image)',
+        "keep tests, solutions and graders out of environment/ (the build context of the agent's image)",
       );
   }
   return pass('leaks', "environment/ holds no copy of tests/, solution/ or the judge's code");

@@ -23,7 +23,11 @@ export function readReward(logsDir: string): Reward {
     try {
       raw = JSON.parse(readFileSync(json, 'utf8'));
     } catch (e) {
-      throw new InfraError('verify', `reward.json is not JSON: ${(e as Error).message}`, 'bad_reward');
+      throw new InfraError(
+        'verify',
+        `reward.json is not JSON: ${(e as Error).message}`,
+        'bad_reward',
+      );
     }
     const entries =
       typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? Object.entries(raw) : [];

@@ -33,8 +33,14 @@ export const HarborConfigSchema = z
   .object({
     version: z.string().default('1.0'),
     metadata: z.record(z.unknown()).default({}),
-    verifier: z.object({ timeout_sec: seconds.default(600), env }).passthrough().default({}),
-    agent: z.object({ timeout_sec: seconds.default(600) }).passthrough().default({}),
+    verifier: z
+      .object({ timeout_sec: seconds.default(600), env })
+      .passthrough()
+      .default({}),
+    agent: z
+      .object({ timeout_sec: seconds.default(600) })
+      .passthrough()
+      .default({}),
     environment: z
       .object({
         build_timeout_sec: seconds.default(600),
@@ -143,7 +149,10 @@ export function harborDigest(dir: string): string {
     )) {
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.isFile()) h.update(`${relative(dir, p)}\0`).update(readFileSync(p)).update('\0');
+      else if (e.isFile())
+        h.update(`${relative(dir, p)}\0`)
+          .update(readFileSync(p))
+          .update('\0');
     }
   };
   walk(dir);

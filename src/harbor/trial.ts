@@ -13,7 +13,7 @@
 //              no PYTHONPATH or NODE_OPTIONS); the judge's verifier port and token
 //   score      the reward is the score (src/harbor/reward.ts)
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { SOLUTION_MOUNT } from '../agent/controls.js';
@@ -38,7 +38,6 @@ import { type Judge, startJudge } from './judge/server.js';
 import { harborOutcome, readReward } from './reward.js';
 import { type HarborTask, JudgeConfigSchema } from './task.js';
 import { copyTree, ensureWorkdirSnapshot, readText, treeDiff } from './workspace.js';
-import { existsSync, readFileSync } from 'node:fs';
 
 type HarborSpec = TrialSpec & { task: LoadedTask<HarborTask> };
 
@@ -149,7 +148,13 @@ export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<T
         infra: { touchedTests: [], touchedInfra: harden, resultFiles: [] },
         session: a.session,
         output: `${a.result.stdout}\n${a.result.stderr}`,
-        protectedRoots: [env.paths.root, env.paths.cacheDir, spec.task.datasetDir, PACKAGE_ROOT, homedir()],
+        protectedRoots: [
+          env.paths.root,
+          env.paths.cacheDir,
+          spec.task.datasetDir,
+          PACKAGE_ROOT,
+          homedir(),
+        ],
         allowed: [ws, scratch, ...a.session.readOnly],
       });
       if (env.integrity !== 'off' && Object.keys(audit.evidence).length)
@@ -187,7 +192,9 @@ export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<T
 
 async function startTaskJudge(task: HarborTask, sandbox: SandboxDriver, agentImage: string) {
   const judgeDir = task.judgeDir!;
-  const config = JudgeConfigSchema.parse(JSON.parse(readFileSync(join(judgeDir, 'judge.json'), 'utf8')));
+  const config = JudgeConfigSchema.parse(
+    JSON.parse(readFileSync(join(judgeDir, 'judge.json'), 'utf8')),
+  );
   const c = sandbox.container!;
   // The grader's own image when the task has one, else the agent's (judge/ is never in it).
   let image = agentImage;

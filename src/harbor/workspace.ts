@@ -6,9 +6,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InfraError } from '../util/errors.js';
+import { sameEntry, walk } from '../verify/fs-tree.js';
 import type { PreparedEnvironment } from '../workspace/environment.js';
 import { copyFromImage, type Engine } from '../workspace/sandbox/engine.js';
-import { sameEntry, walk } from '../verify/fs-tree.js';
 
 /** The image's WORKDIR as a directory on the host (built once per image id). */
 export async function ensureWorkdirSnapshot(
@@ -51,7 +51,11 @@ export function copyTree(from: string, to: string): void {
   try {
     execFileSync('cp', ['-a', from, to], { stdio: 'pipe' });
   } catch (e) {
-    throw new InfraError('provision', `cannot copy workspace: ${(e as Error).message}`, 'copy_failed');
+    throw new InfraError(
+      'provision',
+      `cannot copy workspace: ${(e as Error).message}`,
+      'copy_failed',
+    );
   }
 }
 
@@ -80,7 +84,17 @@ export function treeDiff(snapshot: string, ws: string): TreeDiff {
 function gitDiffNoIndex(a: string, b: string): string {
   const r = spawnSync(
     'git',
-    ['-c', 'core.quotepath=off', 'diff', '--no-index', '--binary', '--no-renames', '--no-color', a, b],
+    [
+      '-c',
+      'core.quotepath=off',
+      'diff',
+      '--no-index',
+      '--binary',
+      '--no-renames',
+      '--no-color',
+      a,
+      b,
+    ],
     { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
   );
   // --no-index exits 1 when the trees differ; paths come out absolute: make them relative.

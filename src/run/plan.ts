@@ -29,8 +29,12 @@ export function runsForTier(tier: number): number {
 }
 
 /** Runs per task: by tier for PR tasks; Harbor tasks have no tier and run once. */
-export function runsForTask(task: { kind?: string; complexity_tier?: number } | HarborTask): number {
-  return isHarborTask(task) ? 1 : runsForTier((task as { complexity_tier: number }).complexity_tier);
+export function runsForTask(
+  task: { kind?: string; complexity_tier?: number } | HarborTask,
+): number {
+  return isHarborTask(task)
+    ? 1
+    : runsForTier((task as { complexity_tier: number }).complexity_tier);
 }
 
 export function trialKey(t: Omit<TrialSpec, 'key' | 'task'> & { taskId: string }): string {

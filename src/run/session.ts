@@ -7,7 +7,12 @@ import type { Agent } from '../agent/types.js';
 import { SCORING_RULES_VERSION } from '../score/rules.js';
 import { newRunId } from '../store/run-id.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
-import { type AnyLoadedTask, isHarborLoaded, type LoadedTask, loadAnyDataset } from '../task/load.js';
+import {
+  type AnyLoadedTask,
+  isHarborLoaded,
+  type LoadedTask,
+  loadAnyDataset,
+} from '../task/load.js';
 import { UserError } from '../util/errors.js';
 import { redactUrl } from '../util/redact-url.js';
 import { NANOBENCH_VERSION } from '../util/version.js';

@@ -12,6 +12,7 @@ import type { AgentResult, ExitKind } from '../agent/types.js';
 import { auditTrial, type GuardReport, guardWorkspace } from '../integrity/audit.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import { type ScoreOutcome, score, type TargetTest } from '../score/rules.js';
+import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV } from '../util/git.js';
@@ -19,12 +20,11 @@ import { ctimeMark } from '../verify/fs-tree.js';
 import { type InfraReport, restoreInfrastructure } from '../verify/harden.js';
 import { targetOutcome, type Verification, verify } from '../verify/verifier.js';
 import { addedLines, type WorkspaceDiff, workspaceDiff } from '../workspace/diff.js';
+import type { PreparedEnvironment } from '../workspace/environment.js';
 import { type ProvisionResult, provision } from '../workspace/provision.js';
 import { withSession } from '../workspace/sandbox/session.js';
 import type { SandboxDriver, SessionReport } from '../workspace/sandbox/types.js';
 import { resolveSource } from '../workspace/source.js';
-import type { PreparedEnvironment } from '../workspace/environment.js';
-import type { LoadedTask } from '../task/load.js';
 import type { TrialSpec } from './plan.js';
 import type { TrialEnv } from './trial.js';
 import { containerInstaller, prepareEnvironment, resourcesOf } from './trial-environment.js';
@@ -101,9 +101,7 @@ export interface TrialScope {
 
 /** What every session of the trial adds under a container sandbox: its image and limits. */
 export function containerSession(s: TrialScope) {
-  return s.environment
-    ? { image: s.environment.id, resources: resourcesOf(s.task) }
-    : {};
+  return s.environment ? { image: s.environment.id, resources: resourcesOf(s.task) } : {};
 }
 
 // ---- provision ----

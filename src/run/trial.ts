@@ -10,10 +10,10 @@ import { applyIntegrity, type IntegrityMode } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import { SCORING_RULES_VERSION, type TargetTest } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
-import { InfraError } from '../util/errors.js';
-import { PACKAGE_ROOT } from '../util/package-root.js';
 import { isHarborLoaded, type LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
+import { InfraError } from '../util/errors.js';
+import { PACKAGE_ROOT } from '../util/package-root.js';
 import type { Verification } from '../verify/verifier.js';
 import type { WorkspaceDiff } from '../workspace/diff.js';
 import { noneDriver } from '../workspace/sandbox/none.js';
@@ -115,7 +115,11 @@ export function emptyRecord(
 }
 
 /** Runs one phase: its time goes into the record, and any failure gets the phase's stage. */
-export async function phase<T>(rec: TrialRecord, stage: Stage, fn: () => T | Promise<T>): Promise<T> {
+export async function phase<T>(
+  rec: TrialRecord,
+  stage: Stage,
+  fn: () => T | Promise<T>,
+): Promise<T> {
   const started = Date.now();
   try {
     return await fn();
@@ -241,11 +245,7 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
 }
 
 /** What the agent phase tells the record; returns the exit kind the scorer sees. */
-export function recordAgent(
-  rec: TrialRecord,
-  a: AgentOutcome,
-  endpoint?: TrialEndpoint,
-): ExitKind {
+export function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialEndpoint): ExitKind {
   const r = a.result;
   rec.details.sandbox = {
     kind: a.session.kind,
@@ -253,7 +253,9 @@ export function recordAgent(
     limits: a.session.limits,
     ...(endpoint &&
       a.session.kind !== 'none' &&
-      a.session.kind !== 'none-as-nobody' && { endpoint_connections: a.session.endpointConnections }),
+      a.session.kind !== 'none-as-nobody' && {
+        endpoint_connections: a.session.endpointConnections,
+      }),
   };
   rec.timed_out = r.timedOut;
   Object.assign(rec.details, { agent_exit_code: r.exitCode, agent_ms: r.durationMs });

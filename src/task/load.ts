@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ZodIssue } from 'zod';
-import { harborDigest, type HarborTask, harborTaskDirs, loadHarborTask } from '../harbor/task.js';
+import { type HarborTask, harborDigest, harborTaskDirs, loadHarborTask } from '../harbor/task.js';
 import { UserError } from '../util/errors.js';
 import { taskDigest } from './digest.js';
 import { findPlaceholders } from './placeholders.js';

@@ -165,7 +165,7 @@ export const TaskSchema = z
       .strict()
       .default({}),
     environment: EnvironmentSchema.optional().describe(
-      'the toolchain the task needs, for the container sandboxes (--sandbox podman|docker); without it they use the run\'s --image',
+      "the toolchain the task needs, for the container sandboxes (--sandbox podman|docker); without it they use the run's --image",
     ),
     contributor: z.string().min(1),
     merged_at: isoDate,

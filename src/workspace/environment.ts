@@ -8,13 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { InfraError } from '../util/errors.js';
-import {
-  buildImage,
-  type Engine,
-  imageExists,
-  inspectImage,
-  pullImage,
-} from './sandbox/engine.js';
+import { buildImage, type Engine, imageExists, inspectImage, pullImage } from './sandbox/engine.js';
 
 /** What a task says about its environment (paths absolute). */
 export interface EnvironmentDecl {

@@ -38,7 +38,10 @@ export function readGraderTests(file: string): GraderTests {
   return GraderTestsSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 }
 
-export async function runGraderTests(tests: GraderTests, grade: GraderRunner): Promise<CaseResult[]> {
+export async function runGraderTests(
+  tests: GraderTests,
+  grade: GraderRunner,
+): Promise<CaseResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'nb-grader-tests-'));
   try {
     const out: CaseResult[] = [];

@@ -69,18 +69,21 @@ export function hostGrader(judgeDir: string, timeoutSec = 60): GraderRunner {
     const r = await run(
       'python3',
       ['-I', '-c', GRADER_MAIN, file, ...(submission ? [submission] : [])],
-      { cwd: judgeDir, timeoutMs: timeoutSec * 1000, env: { PATH: process.env.PATH, LANG: 'C.UTF-8' } },
+      {
+        cwd: judgeDir,
+        timeoutMs: timeoutSec * 1000,
+        env: { PATH: process.env.PATH, LANG: 'C.UTF-8' },
+      },
     );
     return readGrade(r);
   };
 }
 
 /** argv that runs the grader in a container: grader code and submission mounted read-only. */
-export function graderArgv(o: {
-  judgeDir: string;
-  name: GraderName;
-  submission: string | null;
-}): { mounts: { source: string; target: string; readOnly: true }[]; command: string[] } {
+export function graderArgv(o: { judgeDir: string; name: GraderName; submission: string | null }): {
+  mounts: { source: string; target: string; readOnly: true }[];
+  command: string[];
+} {
   const mounts = [{ source: o.judgeDir, target: '/judge', readOnly: true as const }];
   const args = ['python3', '-I', '-c', GRADER_MAIN, `/judge/${o.name}.py`];
   if (o.submission) {

@@ -107,7 +107,10 @@ export async function startJudge(o: JudgeOptions): Promise<Judge> {
   };
   const { max_submissions: max, min_interval_sec: interval } = o.config;
   const best = (): Submission | undefined =>
-    submissions.reduce<Submission | undefined>((b, s) => (!b || s.reward > b.reward ? s : b), undefined);
+    submissions.reduce<Submission | undefined>(
+      (b, s) => (!b || s.reward > b.reward ? s : b),
+      undefined,
+    );
   const status = () => ({
     used: submissions.length,
     remaining: Math.max(0, max - submissions.length),
@@ -121,7 +124,10 @@ export async function startJudge(o: JudgeOptions): Promise<Judge> {
   const submit = (body: Buffer) =>
     serial(async (): Promise<{ status: number; body: unknown; headers?: object }> => {
       if (final || finalising)
-        return { status: 409, body: { error: 'the trial was finalised: no more submissions', ...status() } };
+        return {
+          status: 409,
+          body: { error: 'the trial was finalised: no more submissions', ...status() },
+        };
       if (submissions.length >= max)
         return {
           status: 429,
@@ -132,7 +138,11 @@ export async function startJudge(o: JudgeOptions): Promise<Judge> {
         const wait = Math.ceil((interval * 1000 - (t - lastAt)) / 1000);
         return {
           status: 429,
-          body: { error: `too soon: at most one submission every ${interval} s`, retry_after_sec: wait, ...status() },
+          body: {
+            error: `too soon: at most one submission every ${interval} s`,
+            retry_after_sec: wait,
+            ...status(),
+          },
           headers: { 'retry-after': String(wait) },
         };
       }
@@ -147,7 +157,10 @@ export async function startJudge(o: JudgeOptions): Promise<Judge> {
       }
       const s = { n, at: new Date(t).toISOString(), bytes: body.length, ...g };
       submissions.push(s);
-      return { status: 200, body: { submission: n, reward: s.reward, reason: s.reason, ...status() } };
+      return {
+        status: 200,
+        body: { submission: n, reward: s.reward, reason: s.reason, ...status() },
+      };
     });
 
   const finalise = (): Promise<FinalGrade> => {
@@ -199,13 +212,16 @@ export async function startJudge(o: JudgeOptions): Promise<Judge> {
       if (url.pathname === '/submit' && req.method === 'POST') {
         const body = await readBody(req, MAX_SUBMISSION_BYTES);
         if (body === 'too_large')
-          return json(res, 413, { error: `a submission is at most ${MAX_SUBMISSION_BYTES} bytes`, ...status() });
+          return json(res, 413, {
+            error: `a submission is at most ${MAX_SUBMISSION_BYTES} bytes`,
+            ...status(),
+          });
         const r = await submit(body);
         return json(res, r.status, r.body, r.headers);
       }
       if (url.pathname === '/status' && req.method === 'GET') return json(res, 200, status());
       if (url.pathname === '/final' || url.pathname === '/token')
-        return json(res, 403, { error: 'finalising is the verifier\'s, not on this port' });
+        return json(res, 403, { error: "finalising is the verifier's, not on this port" });
       json(res, 404, { error: 'POST /submit, GET /status' });
     }),
   );
@@ -217,7 +233,8 @@ export async function startJudge(o: JudgeOptions): Promise<Judge> {
         return json(res, 200, { token });
       }
       if (url.pathname === '/final' && req.method === 'GET') {
-        const auth = req.headers.authorization?.replace(/^Bearer\s+/i, '') ?? url.searchParams.get('token');
+        const auth =
+          req.headers.authorization?.replace(/^Bearer\s+/i, '') ?? url.searchParams.get('token');
         if (auth !== token) return json(res, 401, { error: 'a valid token is needed' });
         return json(res, 200, await finalise());
       }

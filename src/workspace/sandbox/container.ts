@@ -17,7 +17,15 @@
 // by label when it closes, and killRunLeftovers removes a run's by label on resume.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { InfraError } from '../../util/errors.js';
@@ -108,8 +116,7 @@ export function runArgs(s: RunSpec): string[] {
   // Docker as a non-root user runs as root inside; files in the workspace would not be ours.
   const uid = process.getuid?.() ?? 0;
   if (s.engine.name === 'docker' && uid !== 0) a.push('--user', `${uid}:${process.getgid?.()}`);
-  for (const m of s.mounts)
-    a.push('-v', `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`);
+  for (const m of s.mounts) a.push('-v', `${m.source}:${m.target}${m.readOnly ? ':ro' : ''}`);
   a.push('-w', s.workdir, '@ENV@');
   for (const [k, v] of Object.entries(s.env)) a.push('-e', `${k}=${v}`);
   a.push('--entrypoint', '/bin/sh', s.image, '-c', CONTAINER_INIT, 'nb-init', ...s.command);
