@@ -20,7 +20,14 @@ import { SOLUTION_MOUNT } from '../agent/controls.js';
 import { applyIntegrity } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import type { TrialSpec } from '../run/plan.js';
-import { asInfra, emptyRecord, phase, recordAgent, type TrialEnv } from '../run/trial.js';
+import {
+  asInfra,
+  emptyRecord,
+  environmentDetails,
+  phase,
+  recordAgent,
+  type TrialEnv,
+} from '../run/trial.js';
 import { prepareEnvironment, resourcesOf } from '../run/trial-environment.js';
 import { type AgentOutcome, agentFailure, DEFAULT_SERVICES } from '../run/trial-phases.js';
 import type { TrialRecord } from '../store/store.js';
@@ -90,7 +97,7 @@ export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<T
       return { image: image!, snapshot };
     });
     rec.details.env_reused = !prov.image.built;
-    rec.details.environment = { image: prov.image.id, workdir: prov.image.workdir };
+    rec.details.environment = environmentDetails(prov.image);
     const base: Omit<SessionOptions, 'home' | 'tag'> = {
       workspace: ws,
       workdir: prov.image.workdir,

@@ -16,6 +16,7 @@ import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import type { Verification } from '../verify/verifier.js';
 import type { WorkspaceDiff } from '../workspace/diff.js';
+import type { PreparedEnvironment } from '../workspace/environment.js';
 import { noneDriver } from '../workspace/sandbox/none.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import type { RunPaths } from './paths.js';
@@ -173,6 +174,7 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
     mkdirSync(join(scope.scratch, 'home'), { recursive: true });
     const prov = await phase(rec, 'provision', () => provisionPhase(scope));
     rec.details.env_reused = prov.envReused;
+    if (scope.environment) rec.details.environment = environmentDetails(scope.environment);
 
     endpoint = env.endpointFor?.(spec, { artifactsDir: scope.artifactsDir });
     agent = await phase(rec, 'agent', () => agentPhase(scope, endpoint));
@@ -242,6 +244,11 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
   rec.finished_at = new Date().toISOString();
   rec.duration_ms = Date.now() - startedAt.getTime();
   return rec;
+}
+
+/** The container image a trial ran in, and whether this trial had to build it. */
+export function environmentDetails(e: PreparedEnvironment) {
+  return { image: e.id, ref: e.ref, built: e.built, build_ms: e.buildMs, workdir: e.workdir };
 }
 
 /** What the agent phase tells the record; returns the exit kind the scorer sees. */

@@ -33,6 +33,13 @@ export interface WiringOptions {
 
 export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunWiring> {
   const agent = o.agent ?? (await createAgent(config));
+  // Before choosing a sandbox (whose warnings would come first): Harbor tasks need a container.
+  const harbor = o.plan?.find((s) => isHarborTask(s.task.task));
+  if (harbor && config.sandbox !== 'podman' && config.sandbox !== 'docker')
+    throw new UserError(
+      'NEEDS_CONTAINER',
+      `task ${harbor.task.task.task_id} is a Harbor task: it runs in its environment image, so use --sandbox podman (or docker)`,
+    );
   const sandbox = await selectSandbox(config.sandbox ?? 'auto', {
     protectedPaths: [...new Set([PACKAGE_ROOT, ...o.protectedPaths])],
     warn: o.log,
@@ -40,12 +47,6 @@ export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunW
     image: config.image,
     buildArgs: config.buildArgs,
   });
-  const harbor = o.plan?.find((s) => isHarborTask(s.task.task));
-  if (harbor && !sandbox.container)
-    throw new UserError(
-      'NEEDS_CONTAINER',
-      `task ${harbor.task.task.task_id} is a Harbor task: it runs in its environment image, so use --sandbox podman (or docker)`,
-    );
   if (sandbox.container && !sandbox.container.defaultImage) {
     const bare = o.plan?.find((s) => !hasEnvironment(s.task.task));
     if (bare)

@@ -82,7 +82,11 @@ export function ensureEnvironment(
   if (!p) {
     p = built(engine, decl, tag, o);
     building.set(tag, p);
-    p.catch(() => building.delete(tag));
+    // Later trials find it built: only the trials that waited for the build say they built it.
+    p.then(
+      (e) => building.set(tag, Promise.resolve({ ...e, built: false, buildMs: 0 })),
+      () => building.delete(tag),
+    );
   }
   return p;
 }
