@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The base image the container tests run in, built here from Debian's packages (these machines
 # reach no image registry): a minimal bookworm root filesystem (debootstrap --variant=minbase)
-# with python3 and pytest, plus the Node 22 runtime NanoBench already installed from the npm
+# with python3, pytest, git and curl (the adversarial agents use them), plus the Node 22 runtime NanoBench already installed from the npm
 # registry (runtime/) and the npm package of the host's npm, imported as an image. Built once: its tag is a digest of this script and
 # of that node, so a second call (or a second test file) finds it and prints its name at once.
 # Prints the image reference on stdout; progress goes to stderr. Measured on the project's
@@ -29,7 +29,7 @@ root=$(mktemp -d /var/tmp/nanobench-rootfs.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 start=$(date +%s)
 say "debootstrap --variant=minbase bookworm from $mirror (about a minute)"
-debootstrap --variant=minbase --include=python3,python3-pytest bookworm "$root" "$mirror" >&2
+debootstrap --variant=minbase --include=python3,python3-pytest,git,curl bookworm "$root" "$mirror" >&2
 install -m 0755 "$node" "$root/usr/local/bin/node"
 # npm is a JavaScript package: the host's copy runs on that node too (some suites run npm test).
 npm_dir=$(npm root -g 2>/dev/null)/npm

@@ -11,6 +11,7 @@ import { registerCi } from './ci.js';
 import { registerCompare } from './compare.js';
 import { registerDataset } from './dataset.js';
 import { registerDemo } from './demo.js';
+import { registerExport } from './export.js';
 import { registerMerge } from './merge.js';
 import type { Io } from './progress.js';
 import { registerReport } from './report.js';
@@ -56,6 +57,7 @@ export async function main(
     exitCode = c;
   });
   registerWorker(program, io);
+  registerExport(program, io);
   registerMerge(program, io);
   registerCi(program, io);
   registerView(program, io);

@@ -213,24 +213,32 @@ function judgeCheck(dir: string): CheckResult {
 
 /**
  * The agent's image is built from environment/: a copy of a test, the solution or the grader's
- * code there is a leak. (A judge's data may be public on purpose: training points the agent
- * also gets; its hidden data is the task author's to keep out.)
+ * code there is a leak. Not a leak: a test file that is the same file at the same place in the
+ * agent's repository (its path's last two parts match: an exported task's tests/files restore the
+ * public tests at base along with the new ones), and a judge's data (training points the agent
+ * gets on purpose; its hidden data is the task author's to keep out).
  */
 function leaksCheck(dir: string): CheckResult {
   const digest = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
-  const hidden = new Map<string, string>();
-  const secret = [
-    ...files(join(dir, 'tests')),
-    ...files(join(dir, 'solution')),
-    ...files(join(dir, 'judge')).filter((f) => f.endsWith('.py')),
-  ];
-  for (const f of secret) if (statSync(f).size > 0) hidden.set(digest(f), relative(dir, f));
+  const hidden = new Map<string, { rel: string; test: boolean }[]>();
+  const add = (f: string, test: boolean) => {
+    if (statSync(f).size === 0) return;
+    const k = digest(f);
+    hidden.set(k, [...(hidden.get(k) ?? []), { rel: relative(dir, f), test }]);
+  };
+  for (const f of files(join(dir, 'tests'))) add(f, true);
+  for (const f of files(join(dir, 'solution'))) add(f, false);
+  for (const f of files(join(dir, 'judge')).filter((x) => x.endsWith('.py'))) add(f, false);
+  const tail = (p: string) => p.split('/').slice(-2).join('/');
   for (const f of files(join(dir, HARBOR_FILES.environment))) {
-    const twin = hidden.get(digest(f));
+    const rel = relative(dir, f);
+    const twin = hidden
+      .get(digest(f))
+      ?.find((h) => !(h.test && h.rel.split('/').length > 2 && tail(h.rel) === tail(rel)));
     if (twin)
       return fail(
         'leaks',
-        `${relative(dir, f)} is a copy of ${twin}: the agent's image would hold it`,
+        `${rel} is a copy of ${twin.rel}: the agent's image would hold it`,
         "keep tests, solutions and graders out of environment/ (the build context of the agent's image)",
       );
   }
