@@ -307,9 +307,9 @@ describe.skipIf(noPodman)('attacks only a sandbox can stop (--sandbox podman)', 
     expectNothingEarned([t]);
     const out = agentOut(t);
     expect(out).toContain('RESULT golden patch: not found');
-    expect(out).not.toMatch(
-      /RESULT (read the results database|listed the artifacts|read \/|wrote)/,
-    );
+    expect(out).not.toMatch(/RESULT (read the results database|listed the artifacts|read \/)/);
+    // Its write "next to the database" lands in the container's private /var/tmp (a tmpfs under
+    // --read-only), gone with the container: never on the host.
     expect(existsSync(join(root, 'planted-by-agent.txt'))).toBe(false);
   });
 
