@@ -103,15 +103,18 @@ else
 fi
 
 # The container tests' base image: built once (about a minute: debootstrap, then podman import),
-# found by its tag by every later run; every test file uses this one.
+# found by its tag by every later run; every test file uses this one. As with bwrap: required as
+# root or in CI; a user whose podman cannot run (rootless without subuids) gets them skipped.
 if podman info >/dev/null 2>&1; then
   start=$(date +%s)
   NANOBENCH_TEST_IMAGE=$(bash scripts/test-image.sh)
   export NANOBENCH_TEST_IMAGE NANOBENCH_REQUIRE_PODMAN=1
   say "container image: $NANOBENCH_TEST_IMAGE ($(( $(date +%s) - start )) s)"
-else
-  say "podman does not work here: $(podman info 2>&1 | tail -n 1)"
+elif is_root || [ -n "${CI:-}" ]; then
+  say "podman does not work on this machine: $(podman info 2>&1 | tail -n 1)"
   exit 1
+else
+  say "podman does not work here ($(podman info 2>&1 | tail -n 1)): the container tests will be skipped"
 fi
 
 say "Chromium: $CHROMIUM; $(bwrap --version); $(podman --version)"

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './cli.js';
 
-export const hasPodman = spawnSync('podman', ['version'], { stdio: 'ignore' }).status === 0;
+export const hasPodman = spawnSync('podman', ['info'], { stdio: 'ignore' }).status === 0;
 
 /**
  * Where podman is installed the container tests are required (as root or in CI a broken podman
