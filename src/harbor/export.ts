@@ -135,6 +135,7 @@ function dockerfile(lt: LoadedTask<ResolvedTask>, envDir: string, base: string):
     head = [
       '# Offline, or for another toolchain: --build-arg BASE_IMAGE=<an image with node>',
       `ARG BASE_IMAGE=${image}`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile variable, not ours
       'FROM ${BASE_IMAGE}',
     ].join('\n');
   }
