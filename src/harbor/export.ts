@@ -159,10 +159,11 @@ exec node /tests/nanobench/grade.mjs /tests/spec.json /logs/verifier/reward.json
 `;
 
 const GRADE_MJS = `// Exported by nanobench export. Plain JavaScript for any Node >= 18; the parsers are NanoBench's.
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { parseSuite } from './parsers/index.js';
+// Dynamic imports: this text lives in a TypeScript string, where static ones would read as ours.
+const { spawnSync } = await import('node:child_process');
+const { cpSync, existsSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+const { dirname, join } = await import('node:path');
+const { parseSuite } = await import('./parsers/index.js');
 
 const [specFile, out] = process.argv.slice(2);
 const spec = JSON.parse(readFileSync(specFile, 'utf8'));
