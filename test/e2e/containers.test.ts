@@ -5,7 +5,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store, type TrialRecord } from '../../src/store/store.js';
@@ -163,6 +163,35 @@ describe.skipIf(noPodman)('--sandbox podman', () => {
     // The report says which labels do not apply to Harbor tasks.
     const report = nanobench(['report', '--db', db]);
     expect(report.stdout).toMatch(/Harbor task/);
+  });
+
+  it('validate: the controls gate gives the real verdict on Harbor tasks, in their environment', () => {
+    const ok = nanobench(
+      ['validate', join(EXAMPLES, 'harbor'), '--sandbox', 'podman'].concat([
+        '--build-arg',
+        `BASE_IMAGE=${image}`,
+      ]),
+    );
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^3 of 3 task\(s\) admissible$/m);
+    // A task whose image already holds the fix: structurally fine, and nop is paid for nothing.
+    const leaky = join(root, 'leaky', 'median');
+    cpSync(join(EXAMPLES, 'harbor', 'median'), leaky, { recursive: true });
+    const fixed = readFileSync(join(leaky, 'solution', 'solve.sh'), 'utf8')
+      .split("<<'PY'\n")[1]
+      .split('PY\n')[0];
+    writeFileSync(join(leaky, 'environment', 'app', 'stats.py'), fixed);
+    const bad = nanobench([
+      'validate',
+      leaky,
+      '--sandbox',
+      'podman',
+      '--build-arg',
+      `BASE_IMAGE=${image}`,
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/PASS {2}schema/);
+    expect(bad.stdout).toMatch(/FAIL {2}controls +nop scored 1 \(pass\)/);
   });
 
   it('a Harbor task under another sandbox is refused in one line, before anything runs', () => {
