@@ -337,7 +337,11 @@ export class NanocoderAgent implements Agent {
         report,
         reportedFilesChanged: report.filesChanged,
         ...(report.usage && { usage: report.usage }),
-        toolUse: summarizeToolUse(report.toolCalls, ctx.workspace, ctx.task.required_files ?? []),
+        toolUse: summarizeToolUse(
+          report.toolCalls,
+          ctx.workspace,
+          'required_files' in ctx.task ? ctx.task.required_files : [],
+        ),
       }),
     };
   }

@@ -1,5 +1,7 @@
 // The Agent interface. Every agent (nanocoder, oracle, nop, command) returns the same record,
 // so the verifier and scorer never need to know which one ran.
+
+import type { HarborTask } from '../harbor/task.js';
 import type { ProviderKind } from '../provider/kinds.js';
 import type { ResolvedTask } from '../task/patches.js';
 import type { ToolUse } from './tool-use.js';
@@ -22,7 +24,8 @@ export type ExitKind =
   | 'invalid_report';
 
 export interface AgentContext {
-  task: ResolvedTask;
+  /** A PR task with its patches, or a Harbor task (its instruction is the prompt). */
+  task: ResolvedTask | HarborTask;
   mode: Mode;
   /** Prompt built from the task for this mode. */
   prompt: string;
@@ -48,7 +51,7 @@ export interface AgentContext {
 
 /** An agent launches every process through wrap(), so it runs isolated and can be found again. */
 export interface AgentSandbox {
-  readonly kind: 'bwrap' | 'none-as-nobody' | 'none';
+  readonly kind: 'bwrap' | 'podman' | 'docker' | 'none-as-nobody' | 'none';
   /** Value of NANOBENCH_PROCESS_TAG for every process of the session (stragglers are found by it). */
   readonly tag: string;
   /** argv -> the argv that runs it in the sandbox; `readOnly` paths are made visible read-only. */

@@ -13,6 +13,7 @@ import { registerCompare } from './compare.js';
 import { registerContracts } from './contracts.js';
 import { registerDataset } from './dataset.js';
 import { registerDemo } from './demo.js';
+import { registerExport } from './export.js';
 import { registerMerge } from './merge.js';
 import type { Io } from './progress.js';
 import { registerReport } from './report.js';
@@ -47,7 +48,9 @@ export async function main(
     exitCode = c;
   });
   registerSchemas(program, io);
-  registerTask(program, io);
+  registerTask(program, io, (c) => {
+    exitCode = c;
+  });
   registerAudit(program, io);
   registerValidate(program, io, (c) => {
     exitCode = c;
@@ -62,6 +65,7 @@ export async function main(
     exitCode = c;
   });
   registerWorker(program, io);
+  registerExport(program, io);
   registerMerge(program, io);
   registerCi(program, io);
   registerView(program, io);

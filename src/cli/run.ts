@@ -62,8 +62,13 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--queue <url>', 'enqueue trials on Redis for "nanobench worker"s (redis://HOST:PORT)')
     .option(
       '--sandbox <mode>',
-      'auto | bwrap | none: isolate the agent and the test runs (auto: bwrap when it works here, else what none gives, never for an LLM agent; none as root: run them as nobody)',
+      "auto | bwrap | none | podman | docker: isolate the agent and the test runs (auto: bwrap when it works here, else what none gives, never for an LLM agent; none as root: run them as nobody; podman/docker: in containers of each task's environment image)",
       RUN_DEFAULTS.sandbox,
+    )
+    .option('--image <ref>', 'podman/docker: the image of tasks that declare no environment')
+    .option(
+      '--build-arg <NAME=VALUE...>',
+      'podman/docker: build argument of every environment build (e.g. BASE_IMAGE=localhost/x)',
     )
     .option(
       '--integrity <mode>',

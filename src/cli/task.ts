@@ -4,6 +4,9 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { calibrate, observationsOf, readStoredRuns } from '../calibration/calibration.js';
 import { checkImport } from '../gates/import-check.js';
+import { type CheckResult, checkHarborTask, checkTargets } from '../harbor/check.js';
+import { hostGrader } from '../harbor/judge/grader.js';
+import { type CaseResult, readGraderTests, runGraderTests } from '../harbor/judge/grader-tests.js';
 import { contentDigest } from '../task/digest.js';
 import {
   activateTask,
@@ -39,7 +42,36 @@ function todoList(raw: Record<string, unknown>): string {
   return fields.length ? `fill in: ${fields.join(', ')} (the TODO(curator) placeholders)` : '';
 }
 
-export function registerTask(program: Command, io: Io): void {
+function checkText(
+  id: string,
+  dir: string,
+  checks: CheckResult[],
+  graders: CaseResult[] | undefined,
+  valid: boolean,
+): string {
+  const lines = [`${id}  ${dir}`];
+  for (const c of checks) {
+    lines.push(`  ${c.ok ? 'PASS' : 'FAIL'}  ${c.check.padEnd(12)} ${c.reason}`);
+    if (c.fix) lines.push(`        how to fix: ${c.fix}`);
+  }
+  for (const g of graders ?? [])
+    lines.push(
+      `  ${g.ok ? 'PASS' : 'FAIL'}  grader       ${g.grader}.py: ${g.why} (expected ${g.expected}, got ${g.got}${g.ok ? '' : `: ${g.reason}`})`,
+    );
+  const failed: string[] = checks.filter((c) => !c.ok).map((c) => c.check);
+  if (graders?.some((g) => !g.ok)) failed.push('grader cases');
+  lines.push(
+    valid ? '  => valid (structural)' : `  => not valid (failed: ${failed.join(', ')})`,
+    '',
+  );
+  return lines.join('\n');
+}
+
+export function registerTask(
+  program: Command,
+  io: Io,
+  setExit: (code: number) => void = () => {},
+): void {
   const task = program.command('task').description('create, import and retire dataset tasks');
 
   task
@@ -133,6 +165,48 @@ export function registerTask(program: Command, io: Io): void {
       const raw = scaffoldTask(taskId);
       writeNew(file, raw, Boolean(o.force));
       io.stderr.write(`nanobench: wrote ${file}; ${todoList(raw)}\n`);
+    });
+
+  task
+    .command('check')
+    .description(
+      'the structural verdict on Harbor tasks (task.toml, instruction, environment, tests, solution, judge, leaks); the controls give the real one',
+    )
+    .argument('<dirs...>', 'Harbor task directories, or directories of them')
+    .option('--graders', "also run each judge's grader test cases (host python3)")
+    .option('--json', 'one JSON document on stdout')
+    .action(async (dirs: string[], o) => {
+      const targets = dirs.flatMap((d) => {
+        const t = checkTargets(resolve(d));
+        if (t.length === 0)
+          throw new UserError(
+            'NOT_HARBOR',
+            `${resolve(d)}: no Harbor task here (task.toml, instruction.md, environment/, tests/); for PR tasks (schema v1) use nanobench validate`,
+          );
+        return t;
+      });
+      const results = [];
+      for (const dir of targets) {
+        const r = checkHarborTask(dir);
+        let graders: CaseResult[] | undefined;
+        const tests = join(dir, 'judge', 'grader_tests.json');
+        if (o.graders && r.checks.find((c) => c.check === 'judge')?.ok && existsSync(tests)) {
+          graders = await runGraderTests(readGraderTests(tests), hostGrader(join(dir, 'judge')));
+          if (graders.some((g) => !g.ok)) r.valid = false;
+        }
+        results.push({ ...r, ...(graders && { graders }) });
+        if (!o.json) io.stdout.write(checkText(r.task_id, dir, r.checks, graders, r.valid));
+      }
+      const valid = results.filter((r) => r.valid).length;
+      if (o.json)
+        io.stdout.write(
+          `${JSON.stringify({ valid, total: results.length, tasks: results }, null, 2)}\n`,
+        );
+      else
+        io.stdout.write(
+          `${valid} of ${results.length} Harbor task(s) structurally valid; the controls give the real verdict: nanobench run DIR --sandbox podman --agent oracle (then nop)\n`,
+        );
+      if (valid < results.length) setExit(1);
     });
 
   task

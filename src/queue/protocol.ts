@@ -6,11 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { Mode } from '../agent/types.js';
 import type { RunConfig } from '../run/config.js';
-import type { TrialSpec } from '../run/plan.js';
+import type { RunnableTask, TrialSpec } from '../run/plan.js';
 import { emptyRecord } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
-import type { LoadedTask } from '../task/load.js';
-import type { ResolvedTask } from '../task/patches.js';
 
 /** One queue for every run: any worker can take any run's trials. */
 export const QUEUE_NAME = 'nanobench-trials';
@@ -20,7 +18,7 @@ export interface TrialJobData {
   protocol: number;
   runId: string;
   config: RunConfig;
-  task: LoadedTask<ResolvedTask>;
+  task: RunnableTask;
   spec: {
     key: string;
     agent: string;

@@ -96,7 +96,7 @@ function taxonomySection(r: Report): string {
   const chart = t.labels.length
     ? `<figure>${taxonomyChart(t, r.run.agent)}<figcaption>Share of each label among scored trials.</figcaption></figure>`
     : '';
-  const audit = `<p id="audit" class="${r.audit?.collapsed ? 'note' : 'meta'}">${esc(auditSentence(r.audit))}</p>`;
+  const audit = `<p id="audit" class="${r.audit?.collapsed ? 'note' : 'meta'}">${esc(auditSentence(r.audit))}</p>${t.harbor ? `<p class="meta">${esc(t.harbor.note)}</p>` : ''}`;
   return `<section id="taxonomy"><h2>Failure taxonomy</h2>${chart}
 ${tableHtml('taxonomy-table', ['label', 'confidence level', 'trials', `share of ${t.scored} scored`], rows)}${audit}</section>`;
 }

@@ -118,6 +118,7 @@ function taxonomySection(r: Report): string[] {
     ...table(['label', 'confidence level', 'trials', `share of ${t.scored} scored`], rows),
     '',
     mdCell(auditSentence(r.audit)),
+    ...(t.harbor ? ['', mdCell(t.harbor.note)] : []),
   ];
 }
 

@@ -22,7 +22,7 @@ import { type MatrixCell, naturalCompare, providerMatrix } from './matrix.js';
 import { type NavigationDelta, navigationDeltas } from './navigation.js';
 import { type Reading, readingSummary, type TrialReading } from './reading.js';
 import type { ResolvedTaskMeta, TaskMetaMap } from './task-meta.js';
-import { type Taxonomy, taxonomy } from './taxonomy.js';
+import { harborNote, type Taxonomy, taxonomy } from './taxonomy.js';
 
 /** What a report reads from a stored trial. */
 export interface ReportTrial extends TrialOutcome, TrialReading {
@@ -259,7 +259,7 @@ export function buildReport(run: RunRecord, given: ReportTrial[], inputs: Report
     overall: rateOf(trials),
     models,
     navigation_delta: navigationDeltas(trials),
-    taxonomy: taxonomy(trials),
+    taxonomy: withHarbor(taxonomy(trials), trials, tasks),
     reading: readingSummary(trials),
     breakdowns: breakdowns(trials, tasks),
     matrix,
@@ -287,6 +287,13 @@ function lifecycleSummary(
       this_run: saturatedInRun(cfg, trials),
     },
   };
+}
+
+function withHarbor(t: Taxonomy, trials: ReportTrial[], tasks: TaskMetaMap | null): Taxonomy {
+  const n = trials.filter(
+    (x) => x.status === 'scored' && tasks?.[x.task_id]?.kind === 'harbor',
+  ).length;
+  return n ? { ...t, harbor: { trials: n, note: harborNote(n) } } : t;
 }
 
 function evidenceSummary(tasks: TaskMetaMap | null, trials: ReportTrial[]): Report['evidence'] {

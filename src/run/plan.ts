@@ -1,9 +1,13 @@
 // Planning: which trials a run consists of. Deterministic order, stable keys (resume and
 // de-duplication depend on them).
 import type { Mode } from '../agent/types.js';
+import { type HarborTask, isHarborTask } from '../harbor/task.js';
 import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import type { TaskState } from '../task/schema.js';
+
+/** What a trial runs: a PR task with its patches, or a Harbor task. */
+export type RunnableTask = LoadedTask<ResolvedTask | HarborTask>;
 
 export interface ModelRef {
   provider: string;
@@ -12,7 +16,7 @@ export interface ModelRef {
 
 export interface TrialSpec {
   key: string;
-  task: LoadedTask<ResolvedTask>;
+  task: RunnableTask;
   agent: string;
   provider: string;
   model: string;
@@ -33,12 +37,21 @@ export function runsForTier(tier: number): number {
   return tier <= 2 ? 1 : 5;
 }
 
+/** Runs per task: by tier for PR tasks; Harbor tasks have no tier and run once. */
+export function runsForTask(
+  task: { kind?: string; complexity_tier?: number } | HarborTask,
+): number {
+  return isHarborTask(task)
+    ? 1
+    : runsForTier((task as { complexity_tier: number }).complexity_tier);
+}
+
 export function trialKey(t: Omit<TrialSpec, 'key' | 'task'> & { taskId: string }): string {
   return [t.taskId, t.agent, t.provider, t.model, t.mode, t.attempt].join('|');
 }
 
 export function planTrials(
-  tasks: LoadedTask<ResolvedTask>[],
+  tasks: RunnableTask[],
   agent: string,
   models: ModelRef[],
   modes: Mode[],
@@ -48,7 +61,7 @@ export function planTrials(
   const plan: TrialSpec[] = [];
   for (const lt of tasks) {
     if (!states.includes(lt.task.status.state)) continue;
-    const runs = runsOverride ?? runsForTier(lt.task.complexity_tier);
+    const runs = runsOverride ?? runsForTask(lt.task);
     for (const m of models)
       for (const mode of modes)
         for (let attempt = 1; attempt <= runs; attempt++) {

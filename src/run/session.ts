@@ -8,7 +8,13 @@ import type { Agent } from '../agent/types.js';
 import { SCORING_RULES_VERSION } from '../score/rules.js';
 import { newRunId } from '../store/run-id.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
-import { datasetDirOf, type LoadedTask, loadDataset } from '../task/load.js';
+import {
+  type AnyLoadedTask,
+  datasetDirOf,
+  isHarborLoaded,
+  type LoadedTask,
+  loadAnyDataset,
+} from '../task/load.js';
 import { loadManifest, type Manifest } from '../task/manifest.js';
 import { UserError } from '../util/errors.js';
 import { redactUrl } from '../util/redact-url.js';
@@ -18,7 +24,13 @@ import type { RunConfig } from './config.js';
 import { acquireRunLease, type LeaseHandle } from './lease.js';
 import { endLeftovers } from './leftovers.js';
 import type { RunPaths } from './paths.js';
-import { planTrials, runnableStates, runsForTier, type TrialSpec } from './plan.js';
+import {
+  planTrials,
+  type RunnableTask,
+  runnableStates,
+  runsForTask,
+  type TrialSpec,
+} from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
 import {
@@ -68,7 +80,10 @@ export interface ResumeOptions {
  * A run is graded on one version of each task: resuming with task files that changed since it
  * started would mix two (an edited fail_to_pass list, say). Refused, naming the tasks.
  */
-export function changedTasks(run: RunRecord, tasks: LoadedTask[]): string[] {
+export function changedTasks(
+  run: RunRecord,
+  tasks: { task: { task_id: string }; digest: string }[],
+): string[] {
   const stored = readRunConfig(run).task_digests;
   return tasks
     .filter((t) => stored[t.task.task_id] !== undefined && stored[t.task.task_id] !== t.digest)
@@ -79,9 +94,9 @@ export function changedTasks(run: RunRecord, tasks: LoadedTask[]): string[] {
  * The tasks of the run's datasets. A task file named twice (`run examples examples/tasks/x.json`)
  * runs once, with a note; two different files with one task_id are refused: one would be lost.
  */
-export function loadTasks(config: RunConfig, log?: (line: string) => void): LoadedTask[] {
-  const byId = new Map<string, LoadedTask>();
-  for (const t of config.datasets.flatMap((d) => loadDataset(d))) {
+export function loadTasks(config: RunConfig, log?: (line: string) => void): AnyLoadedTask[] {
+  const byId = new Map<string, AnyLoadedTask>();
+  for (const t of config.datasets.flatMap((d) => loadAnyDataset(d))) {
     const prev = byId.get(t.task.task_id);
     if (!prev) byId.set(t.task.task_id, t);
     else if (realpathSync(prev.file) === realpathSync(t.file))
@@ -138,11 +153,11 @@ const count = (n: number, what: string) =>
   `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
 
 /** Sized before planning: a plan of 1e9 trials would exhaust memory while being built. */
-export function checkPlanSize(loaded: LoadedTask[], config: RunConfig): void {
+export function checkPlanSize(loaded: AnyLoadedTask[], config: RunConfig): void {
   const states = runnableStates(config.calibrating);
   const active = loaded.filter((t) => states.includes(t.task.status.state));
   const cells = config.models.length * config.modes.length;
-  const runs = active.reduce((n, t) => n + (config.runs ?? runsForTier(t.task.complexity_tier)), 0);
+  const runs = active.reduce((n, t) => n + (config.runs ?? runsForTask(t.task)), 0);
   const trials = runs * cells;
   if (trials <= MAX_PLAN_TRIALS) return;
   const perTask = config.runs !== undefined ? count(config.runs, 'run') : 'runs by tier';
@@ -167,9 +182,14 @@ export async function runSession(
   // tasks (and calibrating ones, unless asked for) are never planned, so their repositories are
   // not needed.
   const states = runnableStates(config.calibrating);
-  const tasks = await resolveTasks(
-    loaded.filter((t) => states.includes(t.task.status.state)),
+  const active = loaded.filter((t) => states.includes(t.task.status.state));
+  const resolved = await resolveTasks(
+    active.filter((t): t is LoadedTask => !isHarborLoaded(t)),
     { cacheDir: paths.cacheDir, mirrorDir: config.mirror, log: hooks.log },
+  );
+  // In the dataset's order; Harbor tasks carry no patches to resolve.
+  const tasks: RunnableTask[] = active.map((t) =>
+    isHarborLoaded(t) ? t : resolved.find((r) => r.task.task_id === t.task.task_id)!,
   );
   const agentInfo = (await agent.describe?.()) ?? {};
   const fullPlan = planTrials(tasks, agent.name, config.models, config.modes, config.runs, states);

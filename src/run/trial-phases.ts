@@ -13,6 +13,7 @@ import { type CriteriaVector, taskCriteria, testCriteriaVector } from '../contra
 import { auditTrial, type GuardReport, guardWorkspace } from '../integrity/audit.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import { type ScoreOutcome, score, type TargetTest } from '../score/rules.js';
+import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { InfraError, UserError } from '../util/errors.js';
 import { GIT_ENV } from '../util/git.js';
@@ -20,12 +21,14 @@ import { ctimeMark } from '../verify/fs-tree.js';
 import { type InfraReport, restoreInfrastructure } from '../verify/harden.js';
 import { targetOutcome, type Verification, verify } from '../verify/verifier.js';
 import { addedLines, type WorkspaceDiff, workspaceDiff } from '../workspace/diff.js';
+import type { PreparedEnvironment } from '../workspace/environment.js';
 import { type ProvisionResult, provision } from '../workspace/provision.js';
 import { withSession } from '../workspace/sandbox/session.js';
 import type { SandboxDriver, SessionReport } from '../workspace/sandbox/types.js';
 import { resolveSource } from '../workspace/source.js';
 import type { TrialSpec } from './plan.js';
 import type { TrialEnv } from './trial.js';
+import { containerInstaller, prepareEnvironment, resourcesOf } from './trial-environment.js';
 
 /** Where a trial can fail. Harness phases in order, then the two that can happen anywhere. */
 export const STAGES = [
@@ -85,7 +88,7 @@ export const DEFAULT_SERVICES: TrialServices = {
 
 /** Everything a trial's phases share: its coordinates, paths and the services. */
 export interface TrialScope {
-  spec: TrialSpec;
+  spec: TrialSpec & { task: LoadedTask<ResolvedTask> };
   env: TrialEnv;
   task: ResolvedTask;
   ws: string;
@@ -93,16 +96,29 @@ export interface TrialScope {
   artifactsDir: string;
   sandbox: SandboxDriver;
   services: TrialServices;
+  /** The container image of the trial's sessions (container sandboxes only; set by provision). */
+  environment?: PreparedEnvironment;
+}
+
+/** What every session of the trial adds under a container sandbox: its image and limits. */
+export function containerSession(s: TrialScope) {
+  return s.environment ? { image: s.environment.id, resources: resourcesOf(s.task) } : {};
 }
 
 // ---- provision ----
 
-export function provisionPhase(s: TrialScope): Promise<ProvisionResult> {
+export async function provisionPhase(s: TrialScope): Promise<ProvisionResult> {
+  s.environment = await prepareEnvironment(s.sandbox, s.spec.task, s.env.paths.cacheDir);
   return s.services.provision(
     s.env.paths.cacheDir,
     s.task,
     resolveSource(s.spec.task, s.env.mirrorDir),
     s.ws,
+    s.environment &&
+      containerInstaller(s.sandbox, s.environment, {
+        runId: s.env.runId,
+        resources: resourcesOf(s.task),
+      }),
   );
 }
 
@@ -130,6 +146,7 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
       endpoint,
       tag: randomUUID(),
       runId: s.env.runId,
+      ...containerSession(s),
     },
     (session) =>
       s.env.agent.run({
@@ -233,6 +250,7 @@ export async function verifyPhase(s: TrialScope, prov: ProvisionResult): Promise
         home: join(s.scratch, 'verify-home'),
         tag: randomUUID(),
         runId: s.env.runId,
+        ...containerSession(s),
       },
       (session) =>
         s.services.verify(s.ws, prov.baselineTree, s.task, s.scratch, session.wrap.bind(session)),

@@ -10,10 +10,13 @@ import { applyIntegrity, type IntegrityMode } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import { SCORING_RULES_VERSION, type TargetTest } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
+import { isHarborLoaded, type LoadedTask } from '../task/load.js';
+import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import type { Verification } from '../verify/verifier.js';
 import type { WorkspaceDiff } from '../workspace/diff.js';
+import type { PreparedEnvironment } from '../workspace/environment.js';
 import { noneDriver } from '../workspace/sandbox/none.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import type { RunPaths } from './paths.js';
@@ -113,7 +116,11 @@ export function emptyRecord(
 }
 
 /** Runs one phase: its time goes into the record, and any failure gets the phase's stage. */
-async function phase<T>(rec: TrialRecord, stage: Stage, fn: () => T | Promise<T>): Promise<T> {
+export async function phase<T>(
+  rec: TrialRecord,
+  stage: Stage,
+  fn: () => T | Promise<T>,
+): Promise<T> {
   const started = Date.now();
   try {
     return await fn();
@@ -127,7 +134,7 @@ async function phase<T>(rec: TrialRecord, stage: Stage, fn: () => T | Promise<T>
 }
 
 /** Any failure as an InfraError with a trial stage: its own when it names one, else the phase's. */
-function asInfra(e: unknown, stage: Stage): InfraError {
+export function asInfra(e: unknown, stage: Stage): InfraError {
   if (e instanceof InfraError)
     return (STAGES as readonly string[]).includes(e.stage)
       ? e
@@ -141,7 +148,12 @@ function asInfra(e: unknown, stage: Stage): InfraError {
  * harness phase succeeded, and stored as an infra error (never scored) otherwise. Teardown
  * (stop the endpoint, save artifacts, remove the workspace) runs whatever happened.
  */
-export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRecord> {
+export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRecord> {
+  if (isHarborLoaded(given.task)) {
+    const { runHarborTrial } = await import('../harbor/trial.js');
+    return runHarborTrial({ ...given, task: given.task }, env);
+  }
+  const spec = given as TrialSpec & { task: LoadedTask<ResolvedTask> };
   const startedAt = new Date();
   const scope: TrialScope = {
     spec,
@@ -162,6 +174,7 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     mkdirSync(join(scope.scratch, 'home'), { recursive: true });
     const prov = await phase(rec, 'provision', () => provisionPhase(scope));
     rec.details.env_reused = prov.envReused;
+    if (scope.environment) rec.details.environment = environmentDetails(scope.environment);
 
     endpoint = env.endpointFor?.(spec, { artifactsDir: scope.artifactsDir });
     agent = await phase(rec, 'agent', () => agentPhase(scope, endpoint));
@@ -233,15 +246,23 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
   return rec;
 }
 
+/** The container image a trial ran in, and whether this trial had to build it. */
+export function environmentDetails(e: PreparedEnvironment) {
+  return { image: e.id, ref: e.ref, built: e.built, build_ms: e.buildMs, workdir: e.workdir };
+}
+
 /** What the agent phase tells the record; returns the exit kind the scorer sees. */
-function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialEndpoint): ExitKind {
+export function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialEndpoint): ExitKind {
   const r = a.result;
   rec.details.sandbox = {
     kind: a.session.kind,
     containment: a.session.containment,
     limits: a.session.limits,
     ...(endpoint &&
-      a.session.kind === 'bwrap' && { endpoint_connections: a.session.endpointConnections }),
+      a.session.kind !== 'none' &&
+      a.session.kind !== 'none-as-nobody' && {
+        endpoint_connections: a.session.endpointConnections,
+      }),
   };
   rec.timed_out = r.timedOut;
   Object.assign(rec.details, { agent_exit_code: r.exitCode, agent_ms: r.durationMs });

@@ -12,7 +12,16 @@ export const LABELS = {
   incorrect_fix: { level: '2', base: 0 },
   /** Reported instead of the two Level-4 labels when the human audit agrees < 90%. */
   implementation_error: { level: '4', base: 0 },
+  // Harbor tasks (src/harbor/score.ts): the verifier's reward is the score; the labels above that
+  // need a PR's facts (required files, fail_to_pass, symbols) do not apply to them.
+  /** A Harbor task's reward between 0 and 1 (the score is the reward). */
+  partial_reward: { level: '2', base: 0 },
+  /** A Harbor task's reward of 0 (or less). */
+  no_reward: { level: '2', base: 0 },
 } as const;
+
+/** The labels a Harbor task can get; every other label needs facts only PR tasks have. */
+export const HARBOR_LABELS = ['pass', 'partial_reward', 'no_reward', 'context_window_exceeded'];
 
 export type Label = keyof typeof LABELS;
 export type ConfidenceLevel = (typeof LABELS)[Label]['level'];

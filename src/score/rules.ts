@@ -90,6 +90,11 @@ export const RULES: Record<Label, { rule: number | null; when: string }> = {
     when: "navigation mode, several languages: one language's tests all pass while another's fail",
   },
   incorrect_fix: { rule: 8, when: 'none of the rules above matched' },
+  partial_reward: {
+    rule: null,
+    when: "Harbor task: the verifier's reward is above 0 and below 1 (the score is the reward)",
+  },
+  no_reward: { rule: null, when: "Harbor task: the verifier's reward is 0 or less" },
   implementation_error: {
     rule: null,
     when: 'hallucinated_api or wrong_abstraction_layer, shown as implementation_error because the latest Level-4 audit agreed on less than 90%',

@@ -2,12 +2,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ZodIssue } from 'zod';
+import { type HarborTask, harborDigest, harborTaskDirs, loadHarborTask } from '../harbor/task.js';
 import { UserError } from '../util/errors.js';
 import { taskDigest } from './digest.js';
 import { findPlaceholders } from './placeholders.js';
 import { type Task, TaskSchema } from './schema.js';
 
-export interface LoadedTask<T extends Task = Task> {
+export interface LoadedTask<T extends Task | HarborTask = Task> {
   task: T;
   /** Absolute path of the task file. */
   file: string;
@@ -16,6 +17,12 @@ export interface LoadedTask<T extends Task = Task> {
   /** Content digest of the task as written (src/task/manifest.ts), taken before any patch is derived. */
   digest: string;
 }
+
+/** A task of either kind: schema v1 (a PR task) or a Harbor task directory. */
+export type AnyLoadedTask = LoadedTask<Task> | LoadedTask<HarborTask>;
+
+export const isHarborLoaded = (t: { task: unknown }): t is LoadedTask<HarborTask> =>
+  (t.task as { kind?: unknown }).kind === 'harbor';
 
 export function formatIssue(file: string, issue: ZodIssue): string {
   const field = issue.path.length ? issue.path.join('.') : '(top level)';
@@ -103,6 +110,22 @@ export function verifyArchivedRelease(dir: string, tasks: LoadedTask[]): void {
     if (!tasks.some((t) => t.task.task_id === id))
       problems.push(`${manifestFile}: task ${id} of ${m.version} is missing from ${dir}/tasks`);
   if (problems.length) throw new UserError('ARCHIVE_MODIFIED', `${problems.join('\n')}\n${fix}`);
+}
+
+/**
+ * A dataset of either kind: Harbor task directories (a task directory, or a directory of them),
+ * else schema v1 (loadDataset).
+ */
+export function loadAnyDataset(path: string): AnyLoadedTask[] {
+  const abs = resolve(path);
+  const dirs = harborTaskDirs(abs);
+  if (!dirs) return loadDataset(abs);
+  return dirs.map((dir) => ({
+    task: loadHarborTask(dir),
+    file: join(dir, 'task.toml'),
+    datasetDir: abs,
+    digest: harborDigest(dir),
+  }));
 }
 
 /** A dataset is a directory with tasks/*.json (or *.json directly), or a single task file. */

@@ -99,6 +99,29 @@ const SaturationSchema = z
   })
   .strict();
 
+/** A task's environment, for container sandboxes: a Dockerfile to build, or an image to use. */
+export const EnvironmentSchema = z
+  .object({
+    dockerfile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('path of a Dockerfile relative to the dataset directory; built once and cached'),
+    context: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("build context relative to the dataset directory (default: the Dockerfile's)"),
+    image: z.string().min(1).optional().describe('an image reference, used as it is'),
+    cpus: z.number().positive().max(256).optional(),
+    memory_mb: z.number().int().positive().optional(),
+  })
+  .strict()
+  .refine((e) => (e.dockerfile === undefined) !== (e.image === undefined), {
+    message: 'give exactly one of dockerfile and image',
+  });
+export type TaskEnvironment = z.infer<typeof EnvironmentSchema>;
+
 export const TaskStatusSchema = z
   .object({
     state: z.enum(TASK_STATES),
@@ -218,6 +241,9 @@ export const TaskSchema = z
       })
       .strict()
       .default({}),
+    environment: EnvironmentSchema.optional().describe(
+      "the toolchain the task needs, for the container sandboxes (--sandbox podman|docker); without it they use the run's --image",
+    ),
     contributor: z.string().min(1),
     merged_at: isoDate,
     status: TaskStatusSchema.default({ state: 'active' }),

@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import type { Task } from '../task/schema.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV, git } from '../util/git.js';
-import { runShell } from '../util/process.js';
+import { type RunResult, runShell } from '../util/process.js';
 import { ensureSourceClone, type RepoSource } from './source.js';
 
 export interface Snapshot {
@@ -84,12 +84,28 @@ function buildSnapshot(dir: string, sourceClone: string, task: Task): { shallow?
   return shallow ? { shallow } : {};
 }
 
-async function runInstall(dir: string, task: Task, failedLog: string): Promise<void> {
+/**
+ * Where a task's environment lives when it is not the host's: a container image (its id keys
+ * the snapshot, since the install's output depends on the toolchain) and how to run the install
+ * command in it.
+ */
+export interface InstallEnvironment {
+  key: string;
+  run: (cwd: string, command: string, timeoutMs: number) => Promise<RunResult>;
+}
+
+async function runInstall(
+  dir: string,
+  task: Task,
+  failedLog: string,
+  environment?: InstallEnvironment,
+): Promise<void> {
   if (!task.install_command) return;
-  const r = await runShell(task.install_command, {
-    cwd: join(dir, 'ws'),
-    timeoutMs: task.timeouts.verifier_sec * 1000 * 4,
-  });
+  const cwd = join(dir, 'ws');
+  const timeoutMs = task.timeouts.verifier_sec * 1000 * 4;
+  const r = environment
+    ? await environment.run(cwd, task.install_command, timeoutMs)
+    : await runShell(task.install_command, { cwd, timeoutMs });
   const log = `$ ${task.install_command}\nexit ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
   writeFileSync(join(dir, 'install.log'), log);
   if (r.exitCode !== 0) {
@@ -132,8 +148,11 @@ export async function ensureSnapshot(
   cacheDir: string,
   task: Task,
   sourceClone: string,
+  environment?: InstallEnvironment,
 ): Promise<Snapshot & { reused: boolean }> {
-  const key = hash(`${task.repo}\n${task.base_commit}\n${task.install_command ?? ''}`);
+  const key = hash(
+    `${task.repo}\n${task.base_commit}\n${task.install_command ?? ''}${environment ? `\n${environment.key}` : ''}`,
+  );
   const dir = join(cacheDir, 'envs', `${slug(task.repo)}-${task.base_commit.slice(0, 12)}-${key}`);
   const metaFile = join(dir, 'meta.json');
   if (existsSync(metaFile))
@@ -142,7 +161,12 @@ export async function ensureSnapshot(
   mkdirSync(tmp, { recursive: true });
   try {
     const history = buildSnapshot(tmp, sourceClone, task);
-    await runInstall(tmp, task, join(cacheDir, 'envs', 'failed', `${basename(dir)}.log`));
+    await runInstall(
+      tmp,
+      task,
+      join(cacheDir, 'envs', 'failed', `${basename(dir)}.log`),
+      environment,
+    );
     const baselineTree = snapshotTree(join(tmp, 'ws'));
     const meta = {
       baselineTree,
@@ -184,11 +208,12 @@ export async function provision(
   task: Task,
   source: RepoSource,
   workspace: string,
+  environment?: InstallEnvironment,
 ): Promise<ProvisionResult> {
   const clone = await ensureSourceClone(cacheDir, task.repo, source, {
     commits: [task.base_commit],
   });
-  const snap = await ensureSnapshot(cacheDir, task, clone);
+  const snap = await ensureSnapshot(cacheDir, task, clone, environment);
   materialize(snap, workspace);
   return {
     workspace,
