@@ -20,6 +20,9 @@ const E2E = [
   'test/queue/coordinator.test.ts',
   'test/sandbox/bwrap.test.ts',
   'test/workspace/layers.test.ts',
+  'test/view/cli.test.ts',
+  'test/report/results-schema.test.ts',
+  'test/provider/proxy-kinds-cli.test.ts',
 ];
 
 export default defineConfig({

@@ -17,6 +17,10 @@ is_root() { [ "$(id -u)" = 0 ]; }
 #   python3-pytest  a pytest variant of an example task (test/e2e/adversarial)
 #   fuse-overlayfs  as root: workspaces made with --provision fuse-overlayfs (test/workspace/layers)
 #   xfsprogs        as root: an XFS image for --provision reflink (ext4 cannot share blocks)
+#   podman, runc    the container sandbox (--sandbox podman: test/e2e/containers, judge,
+#                   harbor-export, adversarial); runc because crun refuses cgroup v1 hosts
+#   debootstrap     the local base image of those tests (scripts/test-image.sh): no image
+#                   registry is reachable, so it is made from Debian's packages
 # No npm package stands in for these here: the npm Redis servers wrap the system's redis-server or
 # download Redis's sources to build (only npm and Debian are reachable), the npm Chromium builds
 # either download the browser at install time (playwright, puppeteer) or are made for AWS Lambda and
@@ -36,6 +40,9 @@ missing_packages() {
       echo "fuse-overlayfs:the provisioning tests mount fuse-overlayfs workspaces"
     command -v mkfs.xfs >/dev/null || echo "xfsprogs:the reflink provisioning test makes an XFS image"
   fi
+  command -v podman >/dev/null || echo "podman:the container sandbox tests need podman"
+  command -v runc >/dev/null || echo "runc:podman runs containers with runc here"
+  command -v debootstrap >/dev/null || echo "debootstrap:the container tests build their base image"
 }
 
 missing=$(missing_packages)
@@ -106,5 +113,20 @@ else
   say "Redis: $NANOBENCH_TEST_REDIS_URL (private, stopped at the end)"
 fi
 
-say "Chromium: $CHROMIUM; $(bwrap --version)"
+# The container tests' base image: built once (about a minute: debootstrap, then podman import),
+# found by its tag by every later run; every test file uses this one. As with bwrap: required as
+# root or in CI; a user whose podman cannot run (rootless without subuids) gets them skipped.
+if podman info >/dev/null 2>&1; then
+  start=$(date +%s)
+  NANOBENCH_TEST_IMAGE=$(bash scripts/test-image.sh)
+  export NANOBENCH_TEST_IMAGE NANOBENCH_REQUIRE_PODMAN=1
+  say "container image: $NANOBENCH_TEST_IMAGE ($(( $(date +%s) - start )) s)"
+elif is_root || [ -n "${CI:-}" ]; then
+  say "podman does not work on this machine: $(podman info 2>&1 | tail -n 1)"
+  exit 1
+else
+  say "podman does not work here ($(podman info 2>&1 | tail -n 1)): the container tests will be skipped"
+fi
+
+say "Chromium: $CHROMIUM; $(bwrap --version); $(podman --version)"
 npx vitest run "$@"

@@ -110,6 +110,48 @@ function readmeOnly(taskId, final) {
   return { explore: [...EXPLORE[taskId], read('README.md')], edits: own('README.md'), final };
 }
 
+// Reads many files around the repository, none of the task's required_files, then writes the
+// same README.md note as wrong-files: the whitepaper's context explosion (§2, §9).
+const WANDER = {
+  'textkit-001': [
+    list('.', { recursive: true, maxDepth: 2 }),
+    [read('README.md'), read('package.json'), read('src/index.js'), read('src/words.js')],
+    [read('src/wrap.js'), read('src/case.js'), read('src/slugify.js'), read('src/accents.js')],
+    [read('src/pad.js'), read('src/assert.js'), read('test/wrap.test.js'), read('test/pad.test.js')],
+  ],
+  'textkit-002': [
+    list('.', { recursive: true, maxDepth: 2 }),
+    [read('README.md'), read('package.json'), read('src/words.js'), read('src/wrap.js')],
+    [read('src/case.js'), read('src/slugify.js'), read('src/accents.js'), read('src/assert.js')],
+    [read('test/wrap.test.js'), read('test/case.test.js'), read('test/slugify.test.js')],
+  ],
+  'invoicing-001': [
+    list('.', { recursive: true, maxDepth: 2 }),
+    [read('README.md'), read('invoicing/__init__.py'), read('invoicing/discounts.py')],
+    [read('invoicing/formatting.py'), read('invoicing/lines.py'), read('invoicing/money.py')],
+    [read('invoicing/tax.py'), read('tests/test_formatting.py'), read('tests/test_lines.py')],
+    [read('tests/test_money.py'), read('tests/test_tax.py')],
+  ],
+  'invoicing-002': [
+    list('.', { recursive: true, maxDepth: 2 }),
+    [read('README.md'), read('invoicing/discounts.py'), read('invoicing/formatting.py')],
+    [read('invoicing/lines.py'), read('invoicing/money.py'), read('invoicing/tax.py')],
+    [read('tests/test_formatting.py'), read('tests/test_lines.py'), read('tests/test_money.py')],
+    [read('tests/test_tax.py'), read('tests/test_invoice.py')],
+  ],
+  'shopfront-001': [
+    list('.', { recursive: true, maxDepth: 3 }),
+    [read('README.md'), read('api/shopfront_api/__init__.py'), read('api/shopfront_api/catalog.py')],
+    [read('api/shopfront_api/server.py'), read('api/tests/test_catalog.py'), read('scripts/setup.mjs')],
+    [read('shared/currencies.json'), read('web/package.json'), read('web/src/format.js')],
+    [read('web/src/html.js'), read('web/test/format.test.js')],
+  ],
+};
+
+function wander(taskId, final) {
+  return { explore: WANDER[taskId], edits: [{ path: 'README.md', from: 'wrong-files' }], final };
+}
+
 // Backend-only fix of shopfront-001: correct API change, web/ untouched.
 const BACKEND_ONLY = {
   explore: EXPLORE_SHOPFRONT_API,
@@ -134,8 +176,8 @@ export const MODELS = {
     description:
       'Scripted stand-in, not a model: replays a fixed script. On every example task it explores ' +
       'the repository and reads the relevant sources, then edits only README.md (documenting the ' +
-      'problem instead of fixing it), a file in no task\'s required_files. Expected: zero_signal ' +
-      '(hinted) and insufficient_context_read (navigation) on every task.',
+      "problem instead of fixing it), a file in no task's required_files. Expected: zero_signal in " +
+      'both modes: it reads only a few files, too few for insufficient_context_read.',
     tasks: {
       'textkit-001': readmeOnly(
         'textkit-001',
@@ -154,6 +196,36 @@ export const MODELS = {
         'Added an "Instalment plans" section to README.md describing how to split an invoice total into payments.',
       ),
       'shopfront-001': readmeOnly(
+        'shopfront-001',
+        'Documented the `sale_price_cents` field and its current limitations in README.md.',
+      ),
+    },
+  },
+
+  wanderer: {
+    description:
+      'Scripted stand-in, not a model: replays a fixed script. On every example task it reads ten ' +
+      "or more files around the repository, none of the task's required_files, then writes the " +
+      "same README.md note as wrong-files. Expected: zero_signal (hinted) and " +
+      'insufficient_context_read (navigation: many files read, no required file changed).',
+    tasks: {
+      'textkit-001': wander(
+        'textkit-001',
+        'Documented in README.md that `maxLength` does not include the ellipsis and how to fit a fixed-width column.',
+      ),
+      'textkit-002': wander(
+        'textkit-002',
+        'Added a "Wide characters" section to README.md explaining that lengths are counted in code units, not terminal columns.',
+      ),
+      'invoicing-001': wander(
+        'invoicing-001',
+        'Documented in README.md how tax and discounts interact and how to get tax on the discounted amount.',
+      ),
+      'invoicing-002': wander(
+        'invoicing-002',
+        'Added an "Instalment plans" section to README.md describing how to split an invoice total into payments.',
+      ),
+      'shopfront-001': wander(
         'shopfront-001',
         'Documented the `sale_price_cents` field and its current limitations in README.md.',
       ),

@@ -1,6 +1,9 @@
 // Control agents. The oracle applies the golden patch (must score 1.0); nop changes nothing
 // (must score 0.0). A task on which either misbehaves is not admissible.
+import { isHarborTask } from '../harbor/task.js';
+import type { ResolvedTask } from '../task/patches.js';
 import { runShell } from '../util/process.js';
+import { runProcessGroup } from './process-group.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
 function done(start: number, extra: Partial<AgentResult> = {}): AgentResult {
@@ -19,9 +22,10 @@ export const oracleAgent: Agent = {
   name: 'oracle',
   async run(ctx: AgentContext): Promise<AgentResult> {
     const start = Date.now();
+    if (isHarborTask(ctx.task)) return solveHarbor(ctx, start);
     const r = await runShell('git apply --whitespace=nowarn -', {
       cwd: ctx.workspace,
-      input: ctx.task.ground_truth_patch,
+      input: (ctx.task as ResolvedTask).ground_truth_patch,
       timeoutMs: ctx.timeoutSec * 1000,
     });
     if (r.exitCode !== 0)
@@ -34,6 +38,40 @@ export const oracleAgent: Agent = {
     return done(start, { stdout: r.stdout, stderr: r.stderr });
   },
 };
+
+/** Where a Harbor task's solution/ is mounted for the oracle (and only for it). */
+export const SOLUTION_MOUNT = '/solution';
+
+/**
+ * A Harbor task's oracle runs its solution/solve.sh in the agent's sandbox, where Harbor runs it:
+ * in the task's environment, in its WORKDIR, with solution/ at /solution.
+ */
+async function solveHarbor(ctx: AgentContext, start: number): Promise<AgentResult> {
+  const script = `if command -v bash >/dev/null 2>&1; then exec bash ${SOLUTION_MOUNT}/solve.sh; else exec sh ${SOLUTION_MOUNT}/solve.sh; fi`;
+  const sh = ctx.sandbox?.wrap('/bin/sh', ['-c', script]) ?? {
+    command: '/bin/sh',
+    args: ['-c', script],
+  };
+  const r = await runProcessGroup({
+    ...sh,
+    cwd: ctx.workspace,
+    timeoutMs: ctx.timeoutSec * 1000,
+    signal: ctx.signal,
+    tag: ctx.sandbox?.tag,
+    env: { ...(process.env as Record<string, string>), ...ctx.env, HOME: `${ctx.scratchDir}/home` },
+  });
+  const failed = r.exitCode !== 0 || r.timedOut;
+  return done(start, {
+    exitCode: r.exitCode,
+    exitKind: r.timedOut ? 'timeout' : failed ? 'error' : 'success',
+    stdout: r.stdout,
+    stderr: r.stderr,
+    timedOut: r.timedOut,
+    ...(failed && {
+      infraError: `solution/solve.sh of ${ctx.task.task_id} ${r.timedOut ? 'timed out' : `exited ${r.exitCode}`}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+    }),
+  });
+}
 
 export const nopAgent: Agent = {
   name: 'nop',

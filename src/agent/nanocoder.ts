@@ -7,11 +7,14 @@ import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DEFAULT_KIND, KINDS } from '../provider/kinds.js';
 import { UserError } from '../util/errors.js';
 import { classifyNanocoderExit } from './nanocoder-exit.js';
+import { prepareKind } from './nanocoder-kinds.js';
 import { parseNanocoderReport } from './nanocoder-report.js';
 import { type NodeRuntime, resolveNodeRuntime } from './node-runtime.js';
 import { runProcessGroup } from './process-group.js';
+import { summarizeToolUse } from './tool-use.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
 export const TOOL_PROFILES = ['full', 'minimal', 'nano', 'auto'] as const;
@@ -138,7 +141,10 @@ export function sandboxPaths(nodePath: string, root: string): string[] {
   return [...new Set(paths)];
 }
 
-/** The single provider Nanocoder may use, plus the settings NanoBench pins. */
+/**
+ * The single provider Nanocoder may use, plus the settings NanoBench pins. `sdkProvider` picks
+ * the client that speaks the endpoint's wire format (src/agent/nanocoder-kinds.ts).
+ */
 export function nanocoderConfig(
   ctx: Pick<AgentContext, 'provider' | 'model' | 'endpoint'>,
   o: Required<
@@ -150,6 +156,7 @@ export function nanocoderConfig(
       providers: [
         {
           name: ctx.provider,
+          sdkProvider: KINDS[ctx.endpoint?.kind ?? DEFAULT_KIND].sdkProvider,
           baseUrl: ctx.endpoint?.baseUrl,
           apiKey: ctx.endpoint?.apiKey,
           models: [ctx.model],
@@ -203,6 +210,7 @@ export class NanocoderAgent implements Agent {
 
   async run(ctx: AgentContext): Promise<AgentResult> {
     const { build, node } = await this.prepare();
+    const kind = ctx.endpoint?.kind ?? DEFAULT_KIND;
     const meta: Record<string, unknown> = {
       nanocoderVersion: build.version,
       nanocoderPath: build.cliPath,
@@ -213,6 +221,8 @@ export class NanocoderAgent implements Agent {
       maxTurns: this.o.maxTurns,
       contextWindow: this.o.contextWindow,
       requestTimeoutMs: this.o.requestTimeoutMs,
+      providerKind: kind,
+      sdkProvider: KINDS[kind].sdkProvider,
     };
     // A workspace agents.config.json cannot change the provider (NANOCODER_PROVIDERS wins) but
     // its tune/alwaysAllow/systemPrompt settings do win over ours: keep a trace of it.
@@ -261,6 +271,7 @@ export class NanocoderAgent implements Agent {
     // NANOCODER_PROVIDERS only supplies providers; tune and headless are read from
     // agents.config.json, so the same document also goes into our private config dir.
     await writeFile(path.join(dirs.config, 'agents.config.json'), config);
+    const setup = await prepareKind(kind, dirs.config, ctx.provider, ctx.endpoint);
 
     const env: Record<string, string> = { ...ctx.env };
     for (const k of Object.keys(env)) if (k.startsWith('NANOCODER_')) delete env[k]; // incl. LOG_LEVEL
@@ -276,6 +287,7 @@ export class NanocoderAgent implements Agent {
       NANOCODER_MAX_TURNS: String(this.o.maxTurns),
     });
     const args = [
+      ...setup.nodeArgs,
       build.cliPath,
       ...['--provider', ctx.provider, '--model', ctx.model, '--mode', 'yolo'],
       ...['--trust-directory', '--plain', '--json', 'run', ctx.prompt],
@@ -310,6 +322,8 @@ export class NanocoderAgent implements Agent {
         exitKind: 'error',
         infraError: `could not start ${node.path}: ${p.spawnError}`,
       };
+    const notSetUp = p.timedOut || p.aborted ? undefined : setup.check(`${p.stdout}\n${p.stderr}`);
+    if (notSetUp) return { ...base, exitKind: 'error', infraError: notSetUp };
     const parsed = parseNanocoderReport(p.stdout);
     // A half-written report after our kill is a timeout, not a broken report.
     if (!parsed.ok && !parsed.empty && !p.timedOut && !p.aborted)
@@ -323,6 +337,11 @@ export class NanocoderAgent implements Agent {
         report,
         reportedFilesChanged: report.filesChanged,
         ...(report.usage && { usage: report.usage }),
+        toolUse: summarizeToolUse(
+          report.toolCalls,
+          ctx.workspace,
+          'required_files' in ctx.task ? ctx.task.required_files : [],
+        ),
       }),
     };
   }

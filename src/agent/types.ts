@@ -1,6 +1,10 @@
 // The Agent interface. Every agent (nanocoder, oracle, nop, command) returns the same record,
 // so the verifier and scorer never need to know which one ran.
+
+import type { HarborTask } from '../harbor/task.js';
+import type { ProviderKind } from '../provider/kinds.js';
 import type { ResolvedTask } from '../task/patches.js';
+import type { ToolUse } from './tool-use.js';
 
 export type Mode = 'hinted' | 'navigation';
 
@@ -20,7 +24,8 @@ export type ExitKind =
   | 'invalid_report';
 
 export interface AgentContext {
-  task: ResolvedTask;
+  /** A PR task with its patches, or a Harbor task (its instruction is the prompt). */
+  task: ResolvedTask | HarborTask;
   mode: Mode;
   /** Prompt built from the task for this mode. */
   prompt: string;
@@ -32,8 +37,11 @@ export interface AgentContext {
   model: string;
   /** 1-based attempt number of this (task, model, mode) cell. */
   attempt: number;
-  /** OpenAI-compatible endpoint the agent must talk to (scripted server or NanoBench proxy). */
-  endpoint?: { baseUrl: string; apiKey: string };
+  /**
+   * The model endpoint the agent must talk to (the NanoBench proxy) and the wire format it
+   * speaks there (src/provider/kinds.ts; default openai-compatible).
+   */
+  endpoint?: { baseUrl: string; apiKey: string; kind?: ProviderKind };
   /** Extra environment for the agent process (already isolated; never the user's secrets). */
   env?: Record<string, string>;
   signal?: AbortSignal;
@@ -43,7 +51,7 @@ export interface AgentContext {
 
 /** An agent launches every process through wrap(), so it runs isolated and can be found again. */
 export interface AgentSandbox {
-  readonly kind: 'bwrap' | 'none-as-nobody' | 'none';
+  readonly kind: 'bwrap' | 'podman' | 'docker' | 'none-as-nobody' | 'none';
   /** Value of NANOBENCH_PROCESS_TAG for every process of the session (stragglers are found by it). */
   readonly tag: string;
   /** argv -> the argv that runs it in the sandbox; `readOnly` paths are made visible read-only. */
@@ -63,6 +71,8 @@ export interface AgentResult {
   report?: unknown;
   /** Token usage when known. */
   usage?: { inputTokens: number; outputTokens: number; totalTokens: number };
+  /** Tool calls and files read, when the agent reports its tool calls (src/agent/tool-use.ts). */
+  toolUse?: ToolUse;
   /** Set when the agent itself could not run properly (infra error, not a score). */
   infraError?: string;
   /** Free-form facts to keep with the trial (versions, tool profile...). */

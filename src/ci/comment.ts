@@ -2,19 +2,31 @@
 // base run beside them when there is one), the failure taxonomy and the infra errors. A hidden
 // marker lets `ci comment` find and update its own comment instead of adding another.
 // The verdict is the interval-overlap rule (src/stats/wilson.ts): a change counts only when the
-// two 95% Wilson intervals do not overlap, on the tasks both runs ran.
-
+// two 95% Wilson intervals do not overlap, on the tasks both runs ran, without undersampled tier
+// 3-4 cells. Labels follow the Level-4 audit policy, as every report's do, and the comment says
+// which audit (agreement, sample size) and which scoring rules.
+import {
+  type AuditSummary,
+  applyAudit,
+  auditSentence,
+  auditSummary,
+  stricterAudit,
+} from '../audit/policy.js';
 import { readRunConfig } from '../run/stored-config.js';
 import { type Rate, rateOf, tallyBy } from '../stats/aggregate.js';
 import { compareRuns, type GroupComparison } from '../stats/compare.js';
 import type { Verdict } from '../stats/wilson.js';
-import type { RunRecord, TrialRecord } from '../store/store.js';
+import type { AuditRecord, RunRecord, TrialRecord } from '../store/store.js';
 
 export const COMMENT_MARKER = '<!-- nanobench -->';
 
 export interface CommentSide {
   run: RunRecord;
   trials: TrialRecord[];
+  /** Task id -> complexity tier (undersampled tier 3-4 cells are left out of verdicts). */
+  tiers?: Record<string, number>;
+  /** The latest Level-4 audit of the side's database. */
+  audit?: AuditRecord;
 }
 
 interface Row {
@@ -28,10 +40,15 @@ const groupName = (provider: string, model: string, mode: string | null) =>
   `${provider === 'none' ? '(no model)' : `${provider}/${model}`} · ${mode ?? 'all'}`;
 
 /** With a base: the same comparison as `nanobench compare` (shared cells only). */
-function comparedRows(cand: CommentSide, base: CommentSide): { rows: Row[]; warnings: string[] } {
+function comparedRows(
+  cand: CommentSide,
+  base: CommentSide,
+  audit: AuditSummary | null,
+): { rows: Row[]; warnings: string[] } {
   const c = compareRuns(
-    { id: base.run.id, config: base.run.config, trials: base.trials },
-    { id: cand.run.id, config: cand.run.config, trials: cand.trials },
+    { id: base.run.id, config: base.run.config, trials: base.trials, tiers: base.tiers },
+    { id: cand.run.id, config: cand.run.config, trials: cand.trials, tiers: cand.tiers },
+    audit,
   );
   const row = (g: GroupComparison, name: string): Row => ({
     group: name,
@@ -58,7 +75,7 @@ function aloneRows(cand: CommentSide): Row[] {
   ];
 }
 
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').replace(/[|`]/g, "'").slice(0, 200);
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').replace(/[|`]/g, "'").slice(0, 600);
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 const fmtRate = (r: Rate) =>
   `${r.passed}/${r.scored} (${r.scored ? pct(r.passed / r.scored) : '—'}), CI ${pct(r.ci95.low)}–${pct(r.ci95.high)}`;
@@ -73,10 +90,17 @@ function headline(rs: Row[], hasBase: boolean): string {
 }
 
 function buildOf(run: RunRecord): string {
-  const info = readRunConfig(run).agent_info;
+  const cfg = readRunConfig(run);
+  const info = cfg.agent_info;
   const v = info.nanocoder_version ? `Nanocoder ${info.nanocoder_version}` : '';
   const c = info.nanocoder_commit ? ` @ ${String(info.nanocoder_commit).slice(0, 10)}` : '';
-  return v ? `${v}${c}` : readRunConfig(run).agent;
+  const agent = v ? `${v}${c}` : cfg.agent;
+  const nb = cfg.nanobench_version ? `NanoBench ${cfg.nanobench_version}` : '';
+  const rules =
+    typeof cfg.scoring_rules_version === 'number'
+      ? `scoring rules ${cfg.scoring_rules_version}`
+      : 'scoring rules not recorded';
+  return [agent, nb, rules].filter(Boolean).join(', ');
 }
 
 function taxonomy(cand: TrialRecord[], base?: TrialRecord[]): string[] {
@@ -103,9 +127,30 @@ function taxonomy(cand: TrialRecord[], base?: TrialRecord[]): string[] {
   return lines;
 }
 
-export function commentBody(candidate: CommentSide, base?: CommentSide): string {
+/** Links into a `nanobench view` serving these runs, when its base URL is known. */
+export function viewLinks(viewUrl: string, candidate: string, base?: string): string {
+  const root = viewUrl.replace(/\/+$/, '');
+  const run = `[open the run in nanobench view](${root}/runs/${encodeURIComponent(candidate)})`;
+  if (!base) return run;
+  const q = `base=${encodeURIComponent(base)}&candidate=${encodeURIComponent(candidate)}`;
+  return `${run} · [the comparison](${root}/compare?${q})`;
+}
+
+export function commentBody(
+  candidateSide: CommentSide,
+  baseSide?: CommentSide,
+  opts: { viewUrl?: string } = {},
+): string {
+  // One audit for both sides (the stricter), applied to every label the comment shows.
+  const audit = auditSummary(stricterAudit(candidateSide.audit, baseSide?.audit));
+  const shown = (s: CommentSide): CommentSide => ({
+    ...s,
+    trials: applyAudit(s.trials, audit?.agreement),
+  });
+  const candidate = shown(candidateSide);
+  const base = baseSide && shown(baseSide);
   const { rows: rs, warnings } = base
-    ? comparedRows(candidate, base)
+    ? comparedRows(candidate, base, audit)
     : { rows: aloneRows(candidate), warnings: [] };
   const lines = [
     COMMENT_MARKER,
@@ -117,8 +162,11 @@ export function commentBody(candidate: CommentSide, base?: CommentSide): string 
       ? `This PR: run \`${candidate.run.id}\` (${buildOf(candidate.run)}) · base: run \`${base.run.id}\` (${buildOf(base.run)})`
       : `Run \`${candidate.run.id}\` (${buildOf(candidate.run)})`,
     '',
+    ...(opts.viewUrl ? [viewLinks(opts.viewUrl, candidate.run.id, base?.run.id), ''] : []),
   ];
   for (const w of warnings) lines.push(`> ⚠ ${oneLine(w)}`, '');
+  // A collapsed taxonomy changes what the labels below mean: say so where it is seen.
+  if (audit?.collapsed) lines.push(`> ${auditSentence(audit)}`, '');
   if (base) {
     lines.push('| model · mode | base passed | this PR passed | mean (base → PR) | verdict |');
     lines.push('|---|---|---|---|---|');
@@ -134,7 +182,14 @@ export function commentBody(candidate: CommentSide, base?: CommentSide): string 
       );
   }
   lines.push('', '<details><summary>Failure taxonomy</summary>', '');
-  lines.push(...taxonomy(candidate.trials, base?.trials), '', '</details>', '');
+  lines.push(
+    ...taxonomy(candidate.trials, base?.trials),
+    '',
+    auditSentence(audit),
+    '',
+    '</details>',
+    '',
+  );
   const errors = candidate.trials.filter((t) => t.status === 'error');
   if (errors.length)
     lines.push(

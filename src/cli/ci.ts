@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { COMMENT_MARKER, type CommentSide, commentBody } from '../ci/comment.js';
 import { upsertComment } from '../ci/github.js';
+import { resolveTaskMeta } from '../report/task-meta.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { sameRun } from './compare.js';
@@ -21,7 +22,13 @@ function loadSide(ref: string, defaultDb: string): CommentSide {
         'NO_RUN',
         id === 'latest' ? `${db}: no runs stored yet` : `${db}: no run "${id}"`,
       );
-    return { run, trials: store.trials(run.id) };
+    const meta = resolveTaskMeta(run.config);
+    return {
+      run,
+      trials: store.trials(run.id),
+      tiers: Object.fromEntries(Object.entries(meta.tasks).map(([t, m]) => [t, m.tier])),
+      audit: store.latestAudit(),
+    };
   } finally {
     store.close();
   }
@@ -39,11 +46,17 @@ export function registerCi(program: Command, io: Io): void {
     .option('--token-env <name>', 'environment variable holding the token', 'GITHUB_TOKEN')
     .option('--api-url <url>', 'GitHub API base URL (default: $GITHUB_API_URL or api.github.com)')
     .option('--dry-run', 'print the comment on stdout; post nothing')
+    .option(
+      '--view-url <url>',
+      'base URL of a `nanobench view` serving this database: the comment links to the run and the comparison',
+    )
     .action(async (o) => {
+      if (o.viewUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(o.viewUrl))
+        throw new UserError('BAD_OPTION', `--view-url must be an http(s) URL, got "${o.viewUrl}"`);
       const head = loadSide(o.run, o.db);
       const base = o.compare ? loadSide(o.compare, o.db) : undefined;
       if (base && base.run.id === head.run.id) throw sameRun(head.run.id, o.compare, o.run, o.db);
-      const body = commentBody(head, base);
+      const body = commentBody(head, base, { viewUrl: o.viewUrl });
       if (o.dryRun) {
         io.stdout.write(body);
         return;

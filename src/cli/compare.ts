@@ -2,10 +2,10 @@
 // per provider/model/mode and overall, beyond noise? Each side is a run id in --db, or DB:RUNID.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { applyAudit } from '../audit/policy.js';
+import { comparedAudit, compareSide } from '../report/compare-input.js';
 import { compareMarkdown } from '../report/compare-markdown.js';
-import { resolveTaskMeta } from '../report/task-meta.js';
-import { compareRuns, type RunSide } from '../stats/compare.js';
+import { compareRuns, datasetVersionDifference, type RunSide } from '../stats/compare.js';
+import type { AuditRecord } from '../store/store.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import type { Io } from './progress.js';
@@ -16,7 +16,8 @@ Exit codes:
   0  compared (with --fail-on-regression: no verdict is "regression")
   1  --fail-on-regression and at least one verdict (a model/mode or overall) is "regression";
      a difference inside the noise never fails
-  2  usage error (unknown run or database, bad option, the same run twice)
+  2  usage error (unknown run or database, bad option, the same run twice, runs over different
+     dataset versions without --across-versions)
 
 BASE and CANDIDATE are run ids in --db, "latest", or DB:RUNID to take a run from another
 database (e.g. main.sqlite:latest pr.sqlite:latest).`;
@@ -29,7 +30,7 @@ export function parseRunRef(ref: string, defaultDb: string): { db: string; id: s
   return r;
 }
 
-function loadSide(ref: string, defaultDb: string): RunSide {
+function loadSide(ref: string, defaultDb: string): RunSide & { audit?: AuditRecord } {
   const { db, id } = parseRunRef(ref, defaultDb);
   const store = Store.open(db, { mustExist: true });
   try {
@@ -39,14 +40,7 @@ function loadSide(ref: string, defaultDb: string): RunSide {
         'NO_RUN',
         id === 'latest' ? `${db}: no runs stored yet` : `${db}: no run "${id}"`,
       );
-    const meta = resolveTaskMeta(run.config);
-    return {
-      id: run.id,
-      config: run.config,
-      // Outcomes only (a light query), labelled as that database's reports show them.
-      trials: applyAudit(store.trialOutcomes(run.id), store.latestAudit()?.agreement),
-      tiers: Object.fromEntries(Object.entries(meta.tasks).map(([t, m]) => [t, m.tier])),
-    };
+    return compareSide(store, run);
   } finally {
     store.close();
   }
@@ -77,6 +71,10 @@ export function registerCompare(program: Command, io: Io, setExit: (code: number
     .option('--fail-on-regression', 'exit 1 when any verdict is "regression" (for CI)')
     .option('--format <format>', 'md | json', 'md')
     .option('--json', 'same as --format json')
+    .option(
+      '--across-versions',
+      'compare runs over different dataset versions anyway (on the tasks they share; the output says so)',
+    )
     .addHelpText('after', EXIT_CODES)
     .action((baseRef: string, candRef: string, o) => {
       const format = o.json ? 'json' : o.format;
@@ -85,7 +83,14 @@ export function registerCompare(program: Command, io: Io, setExit: (code: number
       const base = loadSide(baseRef, o.db);
       const candidate = loadSide(candRef, o.db);
       if (base.id === candidate.id) throw sameRun(base.id, baseRef, candRef, o.db);
-      const c = compareRuns(base, candidate);
+      const versions = datasetVersionDifference(base, candidate);
+      if (versions && !o.acrossVersions)
+        throw new UserError(
+          'DATASET_VERSIONS_DIFFER',
+          `${versions}: tasks may have been added, changed or retired between them; compare runs of one version (an archived version runs as DATASET@VERSION), or pass --across-versions to compare the tasks they share anyway`,
+        );
+      // Two databases may have different audits: the stricter one applies to both sides.
+      const c = compareRuns(base, candidate, comparedAudit(base, candidate));
       io.stdout.write(format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : compareMarkdown(c));
       for (const w of c.warnings) io.stderr.write(`nanobench: warning: ${w}\n`);
       if (o.failOnRegression && c.regressions > 0) setExit(1);

@@ -1,6 +1,8 @@
 // `nanobench dataset manifest`: write (or check) <dataset>/dataset.json from the task files.
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { calibrate, observationsOf, readStoredRuns } from '../calibration/calibration.js';
+import { releaseDataset } from '../task/archive.js';
 import { loadDataset } from '../task/load.js';
 import {
   buildManifest,
@@ -10,7 +12,9 @@ import {
   writeManifest,
 } from '../task/manifest.js';
 import { resolveDatasetArg } from '../task/registry.js';
+import { UserError } from '../util/errors.js';
 import { fetchDataset } from '../workspace/fetch-dataset.js';
+import { calibrationMode } from './calibration.js';
 import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
@@ -29,10 +33,11 @@ export function registerDataset(program: Command, io: Io, setExit: (code: number
     .option('--json', 'one JSON document on stdout')
     .action(async (name: string, o) => {
       const dir = resolveDatasetArg(name);
-      const tasks = loadDataset(dir).filter((t) => t.task.status.state === 'active');
+      // Calibrating tasks are fetched too: calibrating them means running them.
+      const tasks = loadDataset(dir).filter((t) => t.task.status.state !== 'retired');
       const repos = new Set(tasks.map((t) => t.task.repo)).size;
       io.stderr.write(
-        `nanobench: ${tasks.length} active task(s) from ${repos} repositor${repos === 1 ? 'y' : 'ies'} in ${dir}\n`,
+        `nanobench: ${tasks.length} active or calibrating task(s) from ${repos} repositor${repos === 1 ? 'y' : 'ies'} in ${dir}\n`,
       );
       const results = await fetchDataset(tasks, {
         cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
@@ -87,5 +92,55 @@ export function registerDataset(program: Command, io: Io, setExit: (code: number
         io.stderr.write(
           `nanobench: the tasks changed but the version is still ${next.version}; published versions are never rewritten: pass --version\n`,
         );
+    });
+  dataset
+    .command('release')
+    .description(
+      'release a version: notes from the manifest diff, the version frozen in archive/<version>/, retired tasks moved there and recorded in archive/deprecations.json',
+    )
+    .argument('[dataset]', 'dataset directory', '.')
+    .requiredOption('--version <v>', 'the version to release (never one already in archive/)')
+    .option(
+      '--db <paths...>',
+      'results databases to check saturation against: an active task saturated without a recorded reason refuses the release',
+    )
+    .option(
+      '--mode <mode>',
+      'hinted | navigation: the mode whose trials are observations',
+      'hinted',
+    )
+    .option('--date <date>', 'the release date in the notes (default: today, UTC)')
+    .option('--dry-run', 'print the release notes; write nothing')
+    .option('--json', 'the notes as JSON on stdout')
+    .action((arg: string, o) => {
+      const dir = resolveDatasetArg(arg);
+      if (o.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(o.date))
+        throw new UserError(
+          'BAD_OPTION',
+          `--date must be a date such as 2026-12-01, got "${o.date}"`,
+        );
+      const shown = relative(process.cwd(), dir) || '.';
+      // Release checks: no active task changed since its activation, and (with the runs) none
+      // saturated without a recorded reason.
+      const tasks = loadDataset(dir).filter((t) => t.task.status.state === 'active');
+      const runs = o.db ? readStoredRuns(o.db) : [];
+      const observations = observationsOf(runs, tasks, calibrationMode(o.mode));
+      const problems = tasks.flatMap(
+        (t) => calibrate(t, observations, { dataset: shown, dbs: o.db ?? [] }).problems,
+      );
+      if (!o.db)
+        io.stderr.write(
+          'nanobench: no --db: saturation was not checked against calibration runs\n',
+        );
+      const r = releaseDataset(dir, o.version, {
+        date: o.date ?? new Date().toISOString().slice(0, 10),
+        problems,
+        dryRun: Boolean(o.dryRun),
+      });
+      io.stdout.write(o.json ? `${JSON.stringify(r.notes, null, 2)}\n` : r.markdown);
+      if (o.dryRun) return;
+      io.stderr.write(
+        `nanobench: released ${r.manifest.name} ${r.manifest.version} (${r.manifest.tasks.length} tasks, ${r.manifest.digest}) into ${relative(process.cwd(), r.archive)}${r.moved.length ? `; retired and archived: ${r.moved.join(', ')}` : ''}; run it as it was released with: nanobench run ${shown}@${r.manifest.version}\n`,
+      );
     });
 }

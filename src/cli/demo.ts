@@ -5,6 +5,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { applyAudit, auditSummary } from '../audit/policy.js';
 import { DEFAULT_SCRIPTS_DIR } from '../provider/endpoints.js';
 import { defaultReportInputs } from '../report/inputs.js';
 import { renderMarkdown } from '../report/markdown.js';
@@ -20,7 +21,17 @@ import { type Io, progressPrinter } from './progress.js';
 import { infraOnly } from './run.js';
 
 /** Fixed order: the reader meets the good model first. */
-export const DEMO_MODELS = ['competent', 'flaky', 'hallucinator', 'wrong-files', 'context-hog'];
+export const DEMO_MODELS = [
+  'competent',
+  'flaky',
+  'hallucinator',
+  'wrong-files',
+  'wanderer',
+  'context-hog',
+];
+
+/** The quick demo's models: one of each behaviour. */
+export const QUICK_MODELS = ['competent', 'hallucinator', 'wanderer', 'context-hog'];
 
 export interface DemoChoice {
   models: string[];
@@ -31,9 +42,11 @@ export interface DemoChoice {
 }
 
 /**
- * Quick: one run per task, without `flaky` (with one run it is the competent run: its wrong fixes
- * come on attempts 2 and 4). Full: the tier policy (5 runs on tiers 3-4) and every model.
- * --model and --runs override either.
+ * Quick: one run per task, four models that between them show every kind of outcome (pass,
+ * hallucinated_api, zero_signal and insufficient_context_read, context_window_exceeded); without
+ * `flaky` (with one run it is the competent run: its wrong fixes come on attempts 2 and 4) and
+ * `wrong-files` (its outcome is wanderer's hinted one). Full: the tier policy (5 runs on tiers
+ * 3-4) and every model. --model and --runs override either.
  */
 export function demoChoice(
   o: { full?: boolean; runs?: string; model?: string[] },
@@ -47,10 +60,10 @@ export function demoChoice(
       says: 'full demo: the sampling policy (1 run per tier 1-2 task, 5 per tier 3-4 task)',
     };
   return {
-    models: pick(DEMO_MODELS.filter((m) => m !== 'flaky')),
+    models: pick(QUICK_MODELS),
     runs: o.runs ?? '1',
     says:
-      'quick demo: 1 run per task, without the flaky model (it shows only over repeated runs); ' +
+      'quick demo: 1 run per task, 4 of the 6 scripted models (flaky shows only over repeated runs); ' +
       'the whole policy with every model: npm run demo -- --full',
   };
 }
@@ -76,7 +89,7 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     .option('--concurrency <k>', 'trials run at once', '2')
     .option(
       '--model <names...>',
-      `scripted models (default: ${DEMO_MODELS.join(', ')}; without flaky unless --full)`,
+      `scripted models (default: ${QUICK_MODELS.join(', ')}; with --full: ${DEMO_MODELS.join(', ')})`,
     )
     .option('--json', 'print the run and the matrix as JSON')
     .action(async (o) => {
@@ -108,14 +121,20 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
           log: (line) => io.stderr.write(`nanobench: ${line}\n`),
         });
         progress.end();
-        // One report, two renderings: the terminal gets markdown, the file HTML.
-        const report = buildReport(result.run, result.trials, defaultReportInputs(result.run));
+        // One report, two renderings: the terminal gets markdown, the file HTML. Labels follow the
+        // database's Level-4 audit, as every report's do.
+        const audit = auditSummary(store.latestAudit());
+        const report = buildReport(
+          result.run,
+          result.trials,
+          defaultReportInputs(result.run, undefined, audit),
+        );
         // echarts is loaded only for HTML.
         const { renderHtml } = await import('../report/html.js');
         writeFileSync(html, renderHtml(report));
         if (o.json)
           io.stdout.write(
-            `${JSON.stringify({ ...runView(result.run, result.trials), matrix: providerMatrix(result.trials), html_report: html }, null, 2)}\n`,
+            `${JSON.stringify({ ...runView(result.run, applyAudit(result.trials, audit?.agreement)), matrix: providerMatrix(applyAudit(result.trials, audit?.agreement)), html_report: html }, null, 2)}\n`,
           );
         else
           io.stdout.write(

@@ -7,10 +7,13 @@ import { Command, CommanderError } from 'commander';
 import { InfraError, UserError } from '../util/errors.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
 import { registerAudit } from './audit.js';
+import { registerCalibration } from './calibration.js';
 import { registerCi } from './ci.js';
 import { registerCompare } from './compare.js';
+import { registerContracts } from './contracts.js';
 import { registerDataset } from './dataset.js';
 import { registerDemo } from './demo.js';
+import { registerExport } from './export.js';
 import { registerMerge } from './merge.js';
 import type { Io } from './progress.js';
 import { registerReport } from './report.js';
@@ -18,6 +21,7 @@ import { registerRun } from './run.js';
 import { registerSchemas } from './schemas.js';
 import { registerTask } from './task.js';
 import { registerValidate } from './validate.js';
+import { registerView } from './view.js';
 import { registerWorker } from './worker.js';
 
 export async function main(
@@ -44,7 +48,9 @@ export async function main(
     exitCode = c;
   });
   registerSchemas(program, io);
-  registerTask(program, io);
+  registerTask(program, io, (c) => {
+    exitCode = c;
+  });
   registerAudit(program, io);
   registerValidate(program, io, (c) => {
     exitCode = c;
@@ -52,9 +58,17 @@ export async function main(
   registerDataset(program, io, (c) => {
     exitCode = c;
   });
+  registerContracts(program, io, (c) => {
+    exitCode = c;
+  });
+  registerCalibration(program, io, (c) => {
+    exitCode = c;
+  });
   registerWorker(program, io);
+  registerExport(program, io);
   registerMerge(program, io);
   registerCi(program, io);
+  registerView(program, io);
   oneLineErrors(program, 'nanobench');
   try {
     await program.parseAsync(argv, { from: 'user' });

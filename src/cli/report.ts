@@ -1,6 +1,6 @@
 // `nanobench report`: the report of a stored run as markdown (default), HTML or JSON.
 import type { Command } from 'commander';
-import { AUDIT_AGREEMENT_REQUIRED, applyAudit } from '../audit/policy.js';
+import { applyAudit, auditSentence, auditSummary } from '../audit/policy.js';
 import { defaultReportInputs } from '../report/inputs.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { buildReport } from '../report/model.js';
@@ -46,13 +46,11 @@ export function registerReport(program: Command, io: Io): void {
             runId ? `${o.db}: no run "${runId}"` : `${o.db}: no runs stored yet`,
           );
         const audit = store.latestAudit();
-        if (audit && audit.agreement < AUDIT_AGREEMENT_REQUIRED)
-          io.stderr.write(
-            `nanobench: the latest Level-4 audit agreed on ${(audit.agreement * 100).toFixed(1)}% (< 90%): hallucinated_api and wrong_abstraction_layer are shown as implementation_error\n`,
-          );
+        const summary = auditSummary(audit);
+        if (summary?.collapsed) io.stderr.write(`nanobench: ${auditSentence(summary)}\n`);
         // The report reads outcomes only (a light query); JSON adds every trial's telemetry.
         const outcomes = applyAudit(store.trialOutcomes(run.id), audit?.agreement);
-        const report = buildReport(run, outcomes, defaultReportInputs(run, o.cutoffs));
+        const report = buildReport(run, outcomes, defaultReportInputs(run, o.cutoffs, summary));
         if (format === 'md') text = renderMarkdown(report);
         else if (format === 'json') {
           const trials = applyAudit(store.trials(run.id), audit?.agreement);

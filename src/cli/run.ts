@@ -1,6 +1,7 @@
 // `nanobench run`: plan, execute and store trials; print the results.
 
 import type { Command } from 'commander';
+import { applyAudit } from '../audit/policy.js';
 import { markdownSummary } from '../report/markdown.js';
 import { runView } from '../report/trial-view.js';
 import {
@@ -71,8 +72,13 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--queue <url>', 'enqueue trials on Redis for "nanobench worker"s (redis://HOST:PORT)')
     .option(
       '--sandbox <mode>',
-      'auto | bwrap | none: isolate the agent and the test runs (auto: bwrap when it works here, else what none gives, never for an LLM agent; none as root: run them as nobody)',
+      "auto | bwrap | none | podman | docker: isolate the agent and the test runs (auto: bwrap when it works here, else what none gives, never for an LLM agent; none as root: run them as nobody; podman/docker: in containers of each task's environment image)",
       RUN_DEFAULTS.sandbox,
+    )
+    .option('--image <ref>', 'podman/docker: the image of tasks that declare no environment')
+    .option(
+      '--build-arg <NAME=VALUE...>',
+      'podman/docker: build argument of every environment build (e.g. BASE_IMAGE=localhost/x)',
     )
     .option(
       '--integrity <mode>',
@@ -83,6 +89,10 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
       '--provision <mode>',
       'auto | overlay | fuse-overlayfs | reflink | copy: how trial workspaces are made from the prepared environment (auto: the fastest that works here)',
       RUN_DEFAULTS.provision,
+    )
+    .option(
+      '--calibrating',
+      'also run tasks still calibrating; their trials are the observations "nanobench calibration" reads',
     )
     .option('--json', 'print one JSON document with every trial on stdout')
     .action(async (datasets: string[], o, cmd: Command) => {
@@ -147,9 +157,11 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
           );
           setExit(1);
         }
-        if (o.json)
-          io.stdout.write(`${JSON.stringify(runView(result.run, result.trials), null, 2)}\n`);
-        else io.stdout.write(markdownSummary(result.run, result.trials));
+        // Labels as every report shows them: the database's latest Level-4 audit applies.
+        const audit = store.latestAudit();
+        const shown = applyAudit(result.trials, audit?.agreement);
+        if (o.json) io.stdout.write(`${JSON.stringify(runView(result.run, shown), null, 2)}\n`);
+        else io.stdout.write(markdownSummary(result.run, result.trials, audit));
         const failed = infraOnly(result.trials);
         if (failed) {
           io.stderr.write(`nanobench: ${failed}\n`);

@@ -8,7 +8,7 @@ import type { Io } from './progress.js';
 export function registerSchemas(program: Command, io: Io): void {
   program
     .command('schemas')
-    .description('print the JSON Schemas derived from the code (task schema v1)')
+    .description('print the JSON Schemas derived from the code (task schema v1, results)')
     .option('--write [dir]', 'write them into a directory instead (default: schemas)')
     .action((o) => {
       for (const [file, schema] of Object.entries(generatedSchemas())) {

@@ -4,10 +4,42 @@ import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { newEvidence, writeEvidence } from '../gates/evidence.js';
 import { GATES, parseGateList, type TaskValidation, validate } from '../gates/runner.js';
+import { validateHarbor } from '../harbor/gates.js';
+import { harborTaskDirs } from '../harbor/task.js';
 import { parseCutoff } from '../task/manifest.js';
+import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
+import { selectSandbox } from '../workspace/sandbox/select.js';
 import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
+
+/** The Harbor tasks among the targets, each through its schema and controls gates. */
+async function validateHarborTargets(
+  dirs: string[],
+  o: { sandbox?: string; buildArg?: string[]; cacheDir?: string },
+  each: (v: TaskValidation) => void,
+): Promise<TaskValidation[]> {
+  if (o.sandbox !== undefined && o.sandbox !== 'podman' && o.sandbox !== 'docker')
+    throw new UserError('BAD_OPTION', `--sandbox must be podman or docker, got "${o.sandbox}"`);
+  if (o.buildArg?.length && !o.sandbox)
+    throw new UserError('BAD_OPTION', '--build-arg goes with --sandbox podman or docker');
+  if (!dirs.length) return [];
+  const sandbox = o.sandbox
+    ? await selectSandbox(o.sandbox as 'podman' | 'docker', {
+        protectedPaths: [],
+        buildArgs: o.buildArg,
+      })
+    : undefined;
+  const cacheDir = resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache'));
+  const out: TaskValidation[] = [];
+  for (const dir of dirs)
+    for (const task of harborTaskDirs(dir) ?? []) {
+      const v = await validateHarbor(task, dir, { cacheDir, sandbox });
+      each(v);
+      out.push(v);
+    }
+  return out;
+}
 
 function human(v: TaskValidation): string {
   const rel = relative(process.cwd(), v.file);
@@ -47,33 +79,63 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
       '--record-evidence',
       "keep each task's full result in <dataset>/evidence/<task_id>.json, tied to the task's digest (needs every gate: not with --only)",
     )
+    .option(
+      '--sandbox <engine>',
+      'podman | docker: where Harbor tasks run their controls (in their environment image)',
+    )
+    .option(
+      '--build-arg <NAME=VALUE...>',
+      'with --sandbox: build argument of every environment build (e.g. BASE_IMAGE=localhost/x)',
+    )
     .option('--json', 'one JSON document on stdout')
     .action(async (targets: string[], o) => {
       if (targets.length === 0) throw new UserError('NO_DATASET', 'name a dataset or task file');
       const only = parseGateList(o.only);
       if (o.recordEvidence && only)
         throw new UserError('BAD_OPTION', '--record-evidence needs every gate to run; drop --only');
-      const results = await validate(
-        targets,
-        {
-          cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
-          mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
-          cutoff: o.cutoff ? parseCutoff(o.cutoff) : undefined,
-          write: Boolean(o.write),
-          log: (line) => io.stderr.write(`nanobench: ${line}\n`),
-        },
-        only,
-        (v) => {
-          if (o.recordEvidence && v.task_id && v.digest) {
-            const file = writeEvidence(
-              v.dataset,
-              newEvidence(v.task_id, v.digest, v.admissible, v.gates),
-            );
-            io.stderr.write(`nanobench: ${v.task_id}: evidence written to ${file}\n`);
-          }
-          if (!o.json) io.stdout.write(human(v));
-        },
-      );
+      // Harbor tasks have their own two gates (src/harbor/gates.ts); PR tasks the usual ones.
+      const harbor = targets.map((t) => resolveDatasetArg(t)).filter((t) => harborTaskDirs(t));
+      const harborResults = await validateHarborTargets(harbor, o, (v) => {
+        if (o.recordEvidence && v.task_id && v.digest) {
+          const file = writeEvidence(
+            v.dataset,
+            newEvidence(v.task_id, v.digest, v.admissible, v.gates),
+          );
+          io.stderr.write(`nanobench: ${v.task_id}: evidence written to ${file}\n`);
+        }
+        if (!o.json) io.stdout.write(human(v));
+      });
+      const prTargets = targets.filter((t) => !harborTaskDirs(resolveDatasetArg(t)));
+      const prResults = !prTargets.length
+        ? []
+        : await validate(
+            prTargets,
+            {
+              cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
+              mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
+              cutoff: o.cutoff ? parseCutoff(o.cutoff) : undefined,
+              write: Boolean(o.write),
+              log: (line) => io.stderr.write(`nanobench: ${line}\n`),
+            },
+            only,
+            (v) => {
+              if (o.recordEvidence && v.task_id && v.digest) {
+                const file = writeEvidence(
+                  v.dataset,
+                  newEvidence(
+                    v.task_id,
+                    v.digest,
+                    v.admissible,
+                    v.gates,
+                    v.content_digest ?? undefined,
+                  ),
+                );
+                io.stderr.write(`nanobench: ${v.task_id}: evidence written to ${file}\n`);
+              }
+              if (!o.json) io.stdout.write(human(v));
+            },
+          );
+      const results = [...harborResults, ...prResults];
       const admissible = results.filter((r) => r.admissible).length;
       // A waiver admits a task below a gate's bar: count them where the verdict is read.
       const waived = results.filter((r) => r.gates.some((g) => g.details?.waiver)).length;

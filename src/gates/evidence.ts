@@ -4,6 +4,7 @@
 // the task's current content, and reports mark trials on tasks without it.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { contentDigest } from '../task/digest.js';
 import type { LoadedTask } from '../task/load.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
 import type { GateResult } from './types.js';
@@ -14,6 +15,11 @@ export interface Evidence {
   task_id: string;
   /** Digest of the task file's content the gates judged (src/task/digest.ts). */
   task_digest: string;
+  /**
+   * The task's content digest (without status and disputes; absent in older evidence): the
+   * evidence still holds after the task is activated, marked saturated or disputed.
+   */
+  content_digest?: string;
   admissible: boolean;
   validated_at: string;
   nanobench_version: string;
@@ -54,7 +60,10 @@ export function readEvidence(datasetDir: string, taskId: string): Evidence | und
 export function evidenceStatus(lt: LoadedTask): EvidenceStatus {
   const e = readEvidence(lt.datasetDir, lt.task.task_id);
   if (!e) return 'missing';
-  if (e.task_digest !== lt.digest) return 'stale';
+  const same =
+    e.task_digest === lt.digest ||
+    (e.content_digest !== undefined && e.content_digest === contentDigest(lt.task));
+  if (!same) return 'stale';
   return e.admissible && e.gates.every((g) => g.status === 'pass') ? 'passing' : 'failing';
 }
 
@@ -63,10 +72,12 @@ export function newEvidence(
   digest: string,
   admissible: boolean,
   gates: GateResult[],
+  content?: string,
 ): Evidence {
   return {
     task_id: taskId,
     task_digest: digest,
+    ...(content && { content_digest: content }),
     admissible,
     validated_at: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     nanobench_version: NANOBENCH_VERSION,

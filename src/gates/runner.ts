@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { contentDigest } from '../task/digest.js';
 import { taskFiles } from '../task/governance.js';
 import { datasetDirOf } from '../task/load.js';
 import { loadManifest, type Manifest } from '../task/manifest.js';
@@ -79,6 +80,8 @@ export interface TaskValidation {
   dataset: string;
   /** Digest of the task file as judged (after --write recorded the test lists); null if unreadable. */
   digest: string | null;
+  /** Its content digest (src/task/digest.ts contentDigest); null if unreadable. */
+  content_digest: string | null;
   admissible: boolean;
   gates: GateResult[];
 }
@@ -140,6 +143,7 @@ export async function validateTask(
     file,
     dataset: datasetDir,
     digest: ctx.loaded?.digest ?? null,
+    content_digest: ctx.loaded ? contentDigest(ctx.loaded.task) : null,
     admissible: results.every((r) => r.status === 'pass'),
     gates: results,
   };

@@ -62,7 +62,10 @@ export function auditTrial(a: AuditInput): Audit {
     escaping_symlinks: a.guard.escapingSymlinks,
     protected_paths_named: mentions,
     special_files: a.guard.specialFiles,
-    network_errors: a.session.kind === 'bwrap' ? networkErrors(a.output) : [],
+    // Only where the sandbox has no network: elsewhere a network error is just a network error.
+    network_errors: ['bwrap', 'podman', 'docker'].includes(a.session.kind)
+      ? networkErrors(a.output)
+      : [],
   };
   const has = (...keys: string[]) => keys.some((k) => evidence[k].length > 0);
   const flags: IntegrityFlag[] = [];

@@ -28,8 +28,8 @@ export interface IntegritySummary {
 
 const isIntegrityFlag = (f: string) => f in INTEGRITY_FLAGS;
 
-/** Weakest first. */
-const ISOLATION_ORDER = ['none', 'none-as-nobody', 'bwrap'];
+/** Weakest first. Containers and bwrap both hide the host and the network but the endpoints. */
+const ISOLATION_ORDER = ['none', 'none-as-nobody', 'bwrap', 'docker', 'podman'];
 
 export function integritySummary(
   config: Record<string, unknown>,

@@ -1,3 +1,5 @@
+import { contextMessage, DEFAULT_KIND, errorReply, type ProviderKind } from './kinds.js';
+
 // Per-trial budgets. Past one, the proxy answers as a provider does when the context is full:
 // agents already stop on that error, so a budget ends a trial the same way on any agent.
 
@@ -26,16 +28,19 @@ export function overBudget(
   return undefined;
 }
 
-/** OpenAI's context-length error (which our exit classifier and agents recognise), naming the budget. */
-export function budgetErrorBody(hit: BudgetHit) {
-  const message =
+/**
+ * A provider's context-length error, in the kind's own format and wording (which agents and our
+ * exit classifier recognise), naming the budget.
+ */
+export function budgetErrorBody(hit: BudgetHit, kind: ProviderKind = DEFAULT_KIND) {
+  const why =
     hit.budget === 'tokens'
-      ? `This model's maximum context length is ${hit.limit} tokens. However, your messages ` +
-        `resulted in ${hit.used} tokens. (NanoBench token budget ${hit.limit} exceeded: ` +
-        `${hit.used} tokens used in this trial)`
-      : `This model's maximum context length is exceeded. (NanoBench request budget ` +
-        `${hit.limit} exceeded: this would be request ${hit.used})`;
-  return {
-    error: { message, type: 'invalid_request_error', param: null, code: 'context_length_exceeded' },
-  };
+      ? ` (NanoBench token budget ${hit.limit} exceeded: ${hit.used} tokens used in this trial)`
+      : ` (NanoBench request budget ${hit.limit} exceeded: this would be request ${hit.used})`;
+  const message = contextMessage(
+    kind,
+    why,
+    hit.budget === 'tokens' ? { limit: hit.limit, used: hit.used } : undefined,
+  );
+  return errorReply(kind, 400, message, 'context_length_exceeded');
 }

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../util/errors.js';
+import { DEFAULT_KIND, KINDS, type ProviderKind } from './kinds.js';
 import type { SentTemperature, Usage } from './usage.js';
 
 export const CASSETTE_TYPE = 'nanobench-cassette';
@@ -28,6 +29,8 @@ export interface CassetteHeader {
   recorded_at: string;
   /** Upstream origin and path (never credentials or a query string); "replay" when replayed. */
   upstream: string;
+  /** The wire format recorded (src/provider/kinds.ts); absent in older cassettes: openai-compatible. */
+  kind?: ProviderKind;
 }
 
 export interface RecordedResponse {
@@ -49,6 +52,8 @@ export interface Exchange {
    * stored as a delta against the previous request (see compactRequest); loadCassette expands it.
    */
   request: unknown;
+  /** The request's path after /v1/ (and query), when the kind has more than one (Gemini). */
+  path?: string;
   sent?: { temperature: SentTemperature; stream_options: boolean; upstream_attempts: number };
   response: RecordedResponse;
   usage?: Usage;
@@ -60,19 +65,20 @@ type Body = Record<string, unknown>;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * Chat history only grows, so each request repeats the previous one. On disk a request keeps
- * only the messages after the prefix it shares with the previous one (`messages_prefix`) and
- * drops `tools` when unchanged (`tools_unchanged`): cassettes grow linearly, not quadratically.
+ * The conversation only grows, so each request repeats the previous one. On disk a request keeps
+ * only the items of its conversation (`messages`, Gemini's `contents`, the Responses API's
+ * `input`) after the prefix it shares with the previous one (`messages_prefix`) and drops `tools`
+ * when unchanged (`tools_unchanged`): cassettes grow linearly, not quadratically.
  */
-export function compactRequest(prev: Body | undefined, body: Body): Body {
+export function compactRequest(prev: Body | undefined, body: Body, key = 'messages'): Body {
   if (!prev) return body;
   const out: Body = { ...body };
-  const pm = Array.isArray(prev.messages) ? prev.messages : [];
-  const bm = Array.isArray(body.messages) ? body.messages : undefined;
+  const pm = Array.isArray(prev[key]) ? (prev[key] as unknown[]) : [];
+  const bm = Array.isArray(body[key]) ? (body[key] as unknown[]) : undefined;
   if (bm) {
     let k = 0;
     while (k < pm.length && k < bm.length && same(pm[k], bm[k])) k++;
-    if (k > 0) Object.assign(out, { messages_prefix: k, messages: bm.slice(k) });
+    if (k > 0) Object.assign(out, { messages_prefix: k, [key]: bm.slice(k) });
   }
   if ('tools' in body && same(prev.tools, body.tools)) {
     delete out.tools;
@@ -81,27 +87,18 @@ export function compactRequest(prev: Body | undefined, body: Body): Body {
   return out;
 }
 
-export function expandRequest(prev: Body | undefined, stored: Body): Body {
+export function expandRequest(prev: Body | undefined, stored: Body, key = 'messages'): Body {
   const { messages_prefix: k, tools_unchanged: toolsSame, ...out } = stored;
-  if (typeof k === 'number' && Array.isArray(out.messages)) {
-    const pm = Array.isArray(prev?.messages) ? prev.messages : [];
-    out.messages = [...pm.slice(0, k), ...out.messages];
+  if (typeof k === 'number' && Array.isArray(out[key])) {
+    const pm = Array.isArray(prev?.[key]) ? (prev[key] as unknown[]) : [];
+    out[key] = [...pm.slice(0, k), ...(out[key] as unknown[])];
   }
   if (toolsSame) out.tools = prev?.tools;
   return out;
 }
 
-/** Role and tool-call names of each message: a replayed request "diverges" when these differ. */
-export function requestShape(body: unknown): string {
-  const msgs = (body as { messages?: unknown[] })?.messages;
-  if (!Array.isArray(msgs)) return '';
-  return msgs
-    .map((m) => {
-      const x = m as { role?: string; tool_calls?: { function?: { name?: string } }[] };
-      return `${x?.role}${(x?.tool_calls ?? []).map((t) => `:${t?.function?.name}`).join('')}`;
-    })
-    .join(',');
-}
+/** The kind a cassette was recorded in. */
+export const kindOf = (h: Pick<CassetteHeader, 'kind'>): ProviderKind => h.kind ?? DEFAULT_KIND;
 
 /** Which trial a cassette replays: task, mode, attempt and model (the provider is a label). */
 export function cassetteKey(h: Pick<CassetteHeader, 'task_id' | 'mode' | 'attempt' | 'model'>) {
@@ -115,15 +112,18 @@ export class CassetteWriter {
     /** Applied to every line: removes the API key should an upstream ever echo it. */
     private readonly redact: (s: string) => string,
   ) {
+    this.key = KINDS[kindOf(header)].history;
     mkdirSync(dirname(file), { recursive: true });
     appendFileSync(file, `${redact(JSON.stringify(header))}\n`, { flag: 'w' });
   }
 
   private prev?: Body;
+  private readonly key: string;
 
   append(ex: Exchange): void {
     const body = ex.request as Body;
-    const request = body && typeof body === 'object' ? compactRequest(this.prev, body) : body;
+    const request =
+      body && typeof body === 'object' ? compactRequest(this.prev, body, this.key) : body;
     if (body && typeof body === 'object') this.prev = body;
     appendFileSync(this.file, `${this.redact(JSON.stringify({ ...ex, request }))}\n`);
   }
@@ -158,12 +158,15 @@ export function loadCassette(file: string): { header: CassetteHeader; exchanges:
   if (header?.type !== CASSETTE_TYPE)
     throw new UserError('BAD_CASSETTE', `${file}: not a NanoBench cassette`);
   const exchanges = rest.filter((e: Exchange) => e.type === 'exchange');
+  if (header.kind !== undefined && !(header.kind in KINDS))
+    throw new UserError('BAD_CASSETTE', `${file}: unknown provider kind "${header.kind}"`);
+  const key = KINDS[kindOf(header)].history;
   let prev: Body | undefined;
   exchanges.forEach((e: Exchange, i: number) => {
     if (e.index !== i)
       throw new UserError('BAD_CASSETTE', `${file}: exchange ${i} is numbered ${e.index}`);
     if (e.request && typeof e.request === 'object') {
-      e.request = expandRequest(prev, e.request as Body);
+      e.request = expandRequest(prev, e.request as Body, key);
       prev = e.request as Body;
     }
   });

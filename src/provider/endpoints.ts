@@ -6,8 +6,15 @@ import type { RunConfig } from '../run/config.js';
 import type { TrialSpec } from '../run/plan.js';
 import { InfraError, UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
-import { type CassetteHeader, cassetteKey, indexCassettes, loadCassette } from './cassette.js';
+import {
+  type CassetteHeader,
+  cassetteKey,
+  indexCassettes,
+  kindOf,
+  loadCassette,
+} from './cassette.js';
 import { safeUrl, type Upstream } from './forward.js';
+import type { ProviderKind } from './kinds.js';
 import {
   DEFAULT_PROVIDERS_FILE,
   loadProvidersConfig,
@@ -17,6 +24,7 @@ import {
 } from './providers-config.js';
 import { type ProxyTrial, startProxy, type TrialOptions, type TrialTelemetry } from './proxy.js';
 import { loadScripts, startScriptedServer } from './scripted-server.js';
+import { checkProxyEnv } from './upstream-proxy.js';
 import type { Price } from './usage.js';
 
 export type { TrialTelemetry } from './proxy.js';
@@ -28,6 +36,8 @@ export const CASSETTE_FILE = 'cassette.jsonl';
 export interface TrialEndpoint {
   baseUrl: string;
   apiKey: string;
+  /** The wire format to speak (the agent's client is configured for it). */
+  kind?: ProviderKind;
   finish?(): TrialTelemetry;
 }
 
@@ -56,6 +66,7 @@ async function scriptedUpstreams(config: RunConfig) {
   const upstreamFor: UpstreamFor = (spec) => ({
     upstream: {
       provider: SCRIPTED,
+      kind: 'openai-compatible',
       baseUrl: server.baseUrlFor(spec.task.task.task_id, spec.attempt),
       acceptsTemperature: true,
       supportsStreamUsage: true,
@@ -84,6 +95,8 @@ function declaredUpstreams(config: RunConfig, names: string[]) {
       price,
     });
   }
+  // A bad HTTPS_PROXY is a user error now, not an infra error in every trial.
+  checkProxyEnv([...byModel.values()].map((v) => v.upstream.baseUrl));
   const upstreamFor: UpstreamFor = (spec) => byModel.get(`${spec.provider}|${spec.model}`)!;
   const secrets = [...byModel.values()].map((v) => v.upstream.apiKey);
   return { upstreamFor, secrets };
@@ -103,7 +116,11 @@ function replayIndex(dir: string, plan: TrialSpec[] | undefined) {
   return (spec: TrialSpec) => {
     const hit = index.get(key(spec));
     if (!hit) throw new InfraError('replay', `no cassette for this trial under ${dir}`);
-    return { file: hit.file, exchanges: loadCassette(hit.file).exchanges };
+    // The agent speaks the recorded format: the proxy serves the recorded replies as they came.
+    return {
+      kind: kindOf(hit.header),
+      replay: { file: hit.file, exchanges: loadCassette(hit.file).exchanges },
+    };
   };
 }
 
@@ -142,7 +159,7 @@ export async function startEndpoints(
         tokenBudget: config.tokenBudget,
         requestBudget: config.requestBudget,
       };
-      if (replayFor) o.replay = replayFor(spec);
+      if (replayFor) Object.assign(o, replayFor(spec));
       else Object.assign(o, upstreams.get(spec.provider)!(spec));
       if (trial) {
         const file = config.record

@@ -1,18 +1,36 @@
-// One chat request, forwarded upstream: pin the temperature, ask for usage in streams, fall back
-// when the upstream refuses either, and pass the reply to the agent as it arrives (never buffered,
-// except error replies, which are small and must be read to recognise a refusal).
+// One model request, forwarded upstream in the trial's wire format (src/provider/kinds.ts): pin
+// the temperature, ask for usage in OpenAI chat streams, put the key in the header the API
+// expects, fall back when the upstream refuses the temperature or stream_options, and pass the
+// reply to the agent as it arrives (never buffered, except error replies, which are small and
+// must be read to recognise a refusal). Upstream calls honour HTTPS_PROXY (upstream-proxy.ts).
 import { once } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import { isIP, type Socket } from 'node:net';
+import tls from 'node:tls';
+import { redactUrl } from '../util/redact-url.js';
 import type { RecordedResponse } from './cassette.js';
+import {
+  type AuthStyle,
+  KINDS,
+  keyHeader,
+  type ProviderKind,
+  type Route,
+  withTemperature,
+} from './kinds.js';
+import { proxyAuthorization, proxyFor } from './upstream-proxy.js';
 import { type ReplyFacts, replyFacts, type SentTemperature, SseScanner } from './usage.js';
 
 export interface Upstream {
   provider: string;
-  /** OpenAI base URL, e.g. https://openrouter.ai/api/v1 */
+  /** The wire format; default openai-compatible. */
+  kind?: ProviderKind;
+  /** Base URL of the API, e.g. https://openrouter.ai/api/v1, https://api.anthropic.com/v1 */
   baseUrl: string;
-  /** Only ever in memory; goes upstream in Authorization and nowhere else. */
+  /** Only ever in memory; goes upstream in the `auth` header and nowhere else. */
   apiKey?: string;
+  /** The header the key goes in; default: the kind's (Bearer, x-api-key, x-goog-api-key). */
+  auth?: AuthStyle;
   acceptsTemperature: boolean;
   supportsStreamUsage: boolean;
   temperature: number;
@@ -69,18 +87,42 @@ const timeoutError = (code: string, message: string) => Object.assign(new Error(
  * A request that gives up on a provider that does not accept the connection within
  * connectTimeoutMs, or sends nothing (headers or stream data) for idleTimeoutMs: without these,
  * a provider that accepts and never answers held the trial for the agent's whole time limit.
+ * Through an HTTPS_PROXY the connect limit covers reaching the proxy and its CONNECT answer.
  */
 function post(url: URL, headers: Record<string, string>, payload: Buffer, up: Upstream) {
-  const mod = url.protocol === 'https:' ? https : http;
-  const req = mod.request(url, { method: 'POST', headers });
+  const idleMs = up.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+  const connectMs = up.connectTimeoutMs ?? DEFAULT_CONNECT_MS;
+  const route = proxyFor(url);
+  const https_ = url.protocol === 'https:';
+  let req: http.ClientRequest;
+  if (!route) req = (https_ ? https : http).request(url, { method: 'POST', headers });
+  else if (https_)
+    // The tunnel is made before TLS starts: the proxy sees only host:port, never the key.
+    // No agent: Node uses a request's own createConnection only when no agent is given.
+    req = https.request(url, {
+      method: 'POST',
+      headers,
+      defaultPort: 443,
+      createConnection: ((_o: unknown, cb: (e: Error | null, s?: Socket) => void) => {
+        tunnel(route.proxy, url, connectMs, cb);
+      }) as unknown as https.RequestOptions['createConnection'],
+    });
+  else {
+    const auth = proxyAuthorization(route.proxy);
+    req = http.request({
+      host: route.proxy.hostname,
+      port: route.proxy.port || 80,
+      method: 'POST',
+      path: url.href,
+      headers: { ...headers, host: url.host, ...(auth && { 'proxy-authorization': auth }) },
+    });
+  }
   // Why we cut the request, when we did: a stream cut mid-way surfaces only as "aborted".
   let cut: NodeJS.ErrnoException | undefined;
   const stop = (e: NodeJS.ErrnoException) => {
     cut = e;
     req.destroy(e);
   };
-  const idleMs = up.idleTimeoutMs ?? DEFAULT_IDLE_MS;
-  const connectMs = up.connectTimeoutMs ?? DEFAULT_CONNECT_MS;
   req.setTimeout(idleMs, () =>
     stop(timeoutError('NB_IDLE_TIMEOUT', `the provider sent nothing for ${idleMs / 1000}s`)),
   );
@@ -105,6 +147,52 @@ function post(url: URL, headers: Record<string, string>, payload: Buffer, up: Up
   });
   req.end(payload);
   return { req, response, cutBy: () => cut };
+}
+
+/** A TLS connection to `target` through an http proxy's CONNECT tunnel. */
+function tunnel(
+  proxy: URL,
+  target: URL,
+  timeoutMs: number,
+  cb: (e: Error | null, s?: Socket) => void,
+): void {
+  const hostPort = `${target.hostname}:${target.port || 443}`;
+  const auth = proxyAuthorization(proxy);
+  const r = http.request({
+    host: proxy.hostname,
+    port: proxy.port || 80,
+    method: 'CONNECT',
+    path: hostPort,
+    headers: { host: hostPort, ...(auth && { 'proxy-authorization': auth }) },
+    agent: false,
+  });
+  const timer = setTimeout(
+    () =>
+      r.destroy(
+        timeoutError(
+          'NB_CONNECT_TIMEOUT',
+          `the proxy ${redactUrl(proxy.href)} did not open a tunnel to ${hostPort} within ${timeoutMs / 1000}s`,
+        ),
+      ),
+    timeoutMs,
+  );
+  r.once('connect', (res, socket, head) => {
+    clearTimeout(timer);
+    if (res.statusCode !== 200) {
+      socket.destroy();
+      const e = `the proxy ${redactUrl(proxy.href)} refused CONNECT ${hostPort}: ${res.statusCode} ${res.statusMessage ?? ''}`;
+      return cb(Object.assign(new Error(e.trim()), { code: 'NB_PROXY_REFUSED' }));
+    }
+    if (head.length) socket.unshift(head);
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    // host: what the certificate is checked against (an IP address has no SNI name).
+    cb(null, tls.connect({ socket, host, ...(isIP(host) ? {} : { servername: host }) }));
+  });
+  r.once('error', (e) => {
+    clearTimeout(timer);
+    cb(e);
+  });
+  r.end();
 }
 
 async function readCapped(r: IncomingMessage): Promise<string> {
@@ -136,7 +224,11 @@ export interface ForwardInput {
   quirks: Quirks;
   /** The agent's request body. */
   body: Record<string, unknown>;
-  /** Agent request headers worth passing on (user-agent, accept). */
+  /** Which request of the kind this is (path after the version segment). */
+  route: Route;
+  /** The agent's query string (Gemini streams ask for ?alt=sse), without the "?". */
+  query: string;
+  /** Agent request headers worth passing on (user-agent, accept, the kind's own). */
   agentHeaders: Record<string, string>;
   res: ServerResponse;
   redact: (s: string) => string;
@@ -144,13 +236,27 @@ export interface ForwardInput {
   t0: number;
 }
 
+/** Where the request goes: the upstream's base URL, the route's path, both query strings. */
+export function upstreamUrl(baseUrl: string, route: Route, query: string): URL {
+  const url = new URL(baseUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${route.path}`;
+  // The base URL's own parameters (Azure's api-version) stay; the agent's are added.
+  for (const [k, v] of new URLSearchParams(query)) url.searchParams.set(k, v);
+  return url;
+}
+
 export async function forward(i: ForwardInput): Promise<ForwardResult> {
   const { upstream: up, quirks, res, redact } = i;
-  const url = new URL(up.baseUrl);
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
-  const stream = i.body.stream === true;
+  const kind = up.kind ?? 'openai-compatible';
+  const url = upstreamUrl(up.baseUrl, i.route, i.query);
+  const stream = i.route.stream ?? i.body.stream === true;
   let sendTemp = up.acceptsTemperature && !quirks.temperatureRejected;
-  let sendUsage = stream && up.supportsStreamUsage && !quirks.streamOptionsRejected;
+  // Only OpenAI chat streams leave usage out unless asked; the other formats always send it.
+  let sendUsage =
+    kind === 'openai-compatible' &&
+    stream &&
+    up.supportsStreamUsage &&
+    !quirks.streamOptionsRejected;
   const sent = () => ({
     temperature: sendTemp ? up.temperature : null,
     stream_options: sendUsage,
@@ -161,9 +267,7 @@ export async function forward(i: ForwardInput): Promise<ForwardResult> {
 
   for (;;) {
     attempts++;
-    const payload: Record<string, unknown> = { ...i.body };
-    delete payload.temperature;
-    if (sendTemp) payload.temperature = up.temperature;
+    const payload = withTemperature(kind, i.body, sendTemp ? up.temperature : null);
     if (sendUsage)
       payload.stream_options = {
         ...(i.body.stream_options as object | undefined),
@@ -177,7 +281,10 @@ export async function forward(i: ForwardInput): Promise<ForwardResult> {
       'accept-encoding': 'identity',
       'content-length': String(data.length),
     };
-    if (up.apiKey) headers.authorization = `Bearer ${up.apiKey}`;
+    if (up.apiKey) {
+      const [name, value] = keyHeader(up.auth ?? KINDS[kind].auth, up.apiKey);
+      headers[name] = value;
+    }
     const { req, response, cutBy } = post(url, headers, data, up);
     void clientGone.then(() => {
       if (!res.writableFinished) req.destroy();
@@ -216,7 +323,7 @@ export async function forward(i: ForwardInput): Promise<ForwardResult> {
       res.end(text);
       return {
         response: { status, headers: keptHeaders(headersOut), body: text },
-        facts: replyFacts(text, false),
+        facts: replyFacts(text, false, kind),
         sent: sent(),
         ttfbMs: performance.now() - i.t0,
       };
@@ -236,6 +343,7 @@ function failureOf(e: NodeJS.ErrnoException, redact: (s: string) => string): Ups
     case 'ENETUNREACH':
       return { code: 'unreachable', message };
     case 'NB_CONNECT_TIMEOUT':
+    case 'NB_PROXY_REFUSED':
       return { code: 'unreachable', message };
     case 'NB_IDLE_TIMEOUT':
     case 'ETIMEDOUT':
@@ -255,7 +363,8 @@ async function passThrough(
 ): Promise<ForwardResult> {
   const { res, redact } = i;
   const sse = /text\/event-stream/i.test(headers['content-type'] ?? '');
-  const scanner = sse ? new SseScanner() : undefined;
+  const kind = i.upstream.kind ?? 'openai-compatible';
+  const scanner = sse ? new SseScanner(kind) : undefined;
   const key = i.upstream.apiKey;
   const parts: Buffer[] = [];
   let ttfbMs: number | undefined;
@@ -281,7 +390,7 @@ async function passThrough(
     res.destroy();
   }
   const body = redact(Buffer.concat(parts).toString('utf8'));
-  const facts = scanner ? scanner.end() : replyFacts(body, false);
+  const facts = scanner ? scanner.end() : replyFacts(body, false, kind);
   return {
     response: {
       status,

@@ -1,9 +1,19 @@
-// NanoBench's providers file: the OpenAI-compatible upstreams a run may use and what each accepts.
-// It names the environment variable that holds a key, never a key: the file is safe to commit.
+// NanoBench's providers file: the upstreams a run may use, the wire format each speaks (`kind`),
+// and what each accepts. It names the environment variable that holds a key, never a key: the
+// file is safe to commit.
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { formatIssue } from '../task/load.js';
 import { UserError } from '../util/errors.js';
+import {
+  AUTH_STYLES,
+  type AuthStyle,
+  CREDENTIAL_HEADERS,
+  DEFAULT_KIND,
+  KINDS,
+  PROVIDER_KINDS,
+  type ProviderKind,
+} from './kinds.js';
 import type { Price } from './usage.js';
 
 /** Looked for in the current directory when --providers-config is not given. */
@@ -36,10 +46,26 @@ const ProviderSchema = z
       .string()
       .regex(/^[a-zA-Z0-9_-]+$/, 'letters, digits, _ and - only')
       .refine((n) => n !== SCRIPTED, `"${SCRIPTED}" is built in; choose another name`),
+    kind: z
+      .enum(PROVIDER_KINDS)
+      .default(DEFAULT_KIND)
+      .describe(
+        "the API's wire format: openai-compatible (chat completions), anthropic (Messages), google (Gemini generateContent), openai-responses (OpenAI Responses)",
+      ),
     base_url: z
       .string()
       .url()
-      .refine((u) => /^https?:\/\//.test(u), 'must be an http:// or https:// URL'),
+      .refine((u) => /^https?:\/\//.test(u), 'must be an http:// or https:// URL')
+      .optional()
+      .describe(
+        "the API's base URL; defaults to the public API for anthropic, google and openai-responses",
+      ),
+    auth: z
+      .enum(AUTH_STYLES)
+      .optional()
+      .describe(
+        "the header the key goes in: bearer (Authorization), api-key (Azure), x-api-key, x-goog-api-key; default: the kind's",
+      ),
     api_key_env: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the NAME of an environment variable, not a key')
@@ -61,13 +87,21 @@ const ProviderSchema = z
     headers: z
       .record(z.string())
       .refine(
-        (h) => !Object.keys(h).some((k) => /^(authorization|api-key|x-api-key)$/i.test(k)),
+        (h) => !Object.keys(h).some((k) => CREDENTIAL_HEADERS.includes(k.toLowerCase())),
         'must not carry credentials; name the key variable in api_key_env',
       )
       .optional(),
     models: z.array(ModelSchema).min(1).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    if (!p.base_url && !KINDS[p.kind].defaultBaseUrl)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['base_url'],
+        message: `required for kind "${p.kind}" (there is no public default)`,
+      });
+  });
 
 const FileSchema = z
   .object({ providers: z.array(ProviderSchema).min(1) })
@@ -90,7 +124,9 @@ export type ProviderDecl = z.infer<typeof ProviderSchema>;
 /** One provider resolved for one model: what the proxy needs, minus the key. */
 export interface UpstreamDecl {
   provider: string;
+  kind: ProviderKind;
   baseUrl: string;
+  auth: AuthStyle;
   apiKeyEnv?: string;
   acceptsTemperature: boolean;
   supportsStreamUsage: boolean;
@@ -146,7 +182,9 @@ export function resolveUpstream(
   const fromModel = m && typeof m === 'object' ? m : undefined;
   return {
     provider: p.name,
-    baseUrl: p.base_url.replace(/\/+$/, ''),
+    kind: p.kind,
+    baseUrl: (p.base_url ?? KINDS[p.kind].defaultBaseUrl!).replace(/\/+$/, ''),
+    auth: p.auth ?? KINDS[p.kind].auth,
     apiKeyEnv: p.api_key_env,
     acceptsTemperature: fromModel?.accepts_temperature ?? p.accepts_temperature,
     supportsStreamUsage: p.supports_stream_usage,

@@ -1,14 +1,29 @@
 // The NanoBench provider proxy: one HTTP server on 127.0.0.1 per run, between every LLM-agent
-// trial and its OpenAI-compatible upstream. Each trial gets its own base URL and dummy key; the
-// real key stays in this process. Per trial it pins the temperature, counts usage, retries,
-// latency and errors, enforces budgets, and records (or replays) a cassette.
+// trial and its upstream, in the wire format of the trial's provider kind (OpenAI chat
+// completions, Anthropic Messages, Gemini generateContent, OpenAI Responses; src/provider/kinds.ts).
+// Each trial gets its own base URL and dummy key; the real key stays in this process. Per trial it
+// pins the temperature, counts usage, retries, latency and errors, enforces budgets, and records
+// (or replays) a cassette.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BudgetHit, type Budgets, budgetErrorBody, overBudget } from './budget.js';
-import { type CassetteHeader, CassetteWriter, type Exchange, requestShape } from './cassette.js';
+import { type CassetteHeader, CassetteWriter, type Exchange } from './cassette.js';
 import { forward, type Quirks, safeUrl, type Upstream, type UpstreamFailure } from './forward.js';
-import { errorBody, sendJson } from './scripted-replies.js';
+import {
+  classifyError,
+  DEFAULT_KIND,
+  type ErrorClass,
+  errorReply,
+  KINDS,
+  keyFrom,
+  matchRoute,
+  type ProviderKind,
+  ROUTE_NAMES,
+  type Route,
+  requestShape,
+} from './kinds.js';
+import { sendJson } from './scripted-replies.js';
 import { type Price, replyFacts, TrialTally } from './usage.js';
 
 export type { Quirks, Upstream } from './forward.js';
@@ -16,6 +31,8 @@ export type { Quirks, Upstream } from './forward.js';
 export interface TrialOptions extends Budgets {
   provider: string;
   model: string;
+  /** The wire format the agent speaks; default the upstream's, else openai-compatible. */
+  kind?: ProviderKind;
   /** Where requests go; absent when the trial is replayed from a cassette. */
   upstream?: Upstream;
   replay?: { file: string; exchanges: Exchange[] };
@@ -32,8 +49,10 @@ export interface TrialTelemetry {
 }
 
 export interface ProxyTrial {
+  /** What the agent's client takes as its base URL: .../v1 (Gemini: .../v1beta). */
   baseUrl: string;
   apiKey: string;
+  kind: ProviderKind;
   /** Stop serving this trial and summarise it (idempotent). */
   finish(): TrialTelemetry;
 }
@@ -44,7 +63,7 @@ export interface ProviderProxy {
   close(): Promise<void>;
 }
 
-const ROUTE = /^\/trial\/([0-9a-f]+)\/v1\/([a-z/]+?)\/?$/;
+const ROUTE = /^\/trial\/([0-9a-f]+)\/(v1|v1beta)\/(.+?)\/?$/;
 
 /** Redacts every occurrence of the given secrets. */
 export function redactor(secrets: (string | undefined)[]): (s: string) => string {
@@ -56,10 +75,17 @@ class Trial {
   readonly token = randomBytes(12).toString('hex');
   readonly apiKey = `nb-trial-${this.token}`;
   readonly tally = new TrialTally();
+  readonly kind: ProviderKind;
   closed = false;
   private lastHash = '';
   private lastFailed = false;
-  private lastError?: { status: number; message: string; source: Exchange['source'] };
+  private lastError?: {
+    status: number;
+    message: string;
+    source: Exchange['source'];
+    /** What the failure means (context length, rate limit, quota...), read in the kind's format. */
+    class: ErrorClass;
+  };
   /** The provider's failure on the latest request, if it failed (cleared by a later reply). */
   private upstreamFailure?: UpstreamFailure;
   budgetHit?: BudgetHit;
@@ -73,20 +99,29 @@ class Trial {
     private readonly quirks: Map<string, Quirks>,
     private readonly redact: (s: string) => string,
   ) {
-    if (o.record) this.writer = new CassetteWriter(o.record.file, o.record.header, redact);
+    this.kind = o.kind ?? o.upstream?.kind ?? DEFAULT_KIND;
+    if (o.record)
+      this.writer = new CassetteWriter(
+        o.record.file,
+        { ...o.record.header, kind: this.kind },
+        redact,
+      );
     if (o.upstream && !o.upstream.acceptsTemperature)
       this.tally.temperatureNote = 'the provider is declared with accepts_temperature: false';
   }
 
-  async chat(
+  async request(
     req: IncomingMessage,
     res: ServerResponse,
+    route: Route,
+    query: string,
     raw: string,
     body: Record<string, unknown>,
   ) {
     const t0 = performance.now();
     const index = this.tally.requests++;
-    const hash = createHash('sha256').update(raw).digest('hex');
+    const path = query ? `${route.path}?${query}` : route.path;
+    const hash = createHash('sha256').update(path).update('\n').update(raw).digest('hex');
     // Nanocoder retries silently: the same request again right after an error reply.
     if (hash === this.lastHash && this.lastFailed) this.tally.retries++;
     this.lastHash = hash;
@@ -94,25 +129,37 @@ class Trial {
     let ex: Exchange;
     if (hit) {
       this.budgetHit ??= hit;
-      const err = budgetErrorBody(hit);
+      const err = budgetErrorBody(hit, this.kind);
       sendJson(res, 400, err);
       const headers = { 'content-type': 'application/json' };
       const response = { status: 400, headers, body: JSON.stringify(err) };
-      ex = { type: 'exchange', index, source: 'budget', request: body, response, total_ms: 0 };
+      ex = {
+        type: 'exchange',
+        index,
+        source: 'budget',
+        request: body,
+        path,
+        response,
+        total_ms: 0,
+      };
     } else if (this.o.replay) {
-      ex = this.replay(index, body, res);
+      ex = { ...this.replay(index, body, res), path };
     } else {
       const up = this.o.upstream!;
-      const quirkKey = `${up.provider}|${new URL(up.baseUrl).origin}|${String(body.model)}`;
+      const model = route.model ?? String(body.model);
+      const quirkKey = `${up.provider}|${new URL(up.baseUrl).origin}|${model}`;
       if (!this.quirks.has(quirkKey)) this.quirks.set(quirkKey, {});
       const quirks = this.quirks.get(quirkKey)!;
+      // Nothing else of the agent's request goes upstream: its key header least of all.
       const agentHeaders: Record<string, string> = {};
-      for (const h of ['user-agent', 'accept'])
+      for (const h of ['user-agent', 'accept', ...KINDS[this.kind].passHeaders])
         if (typeof req.headers[h] === 'string') agentHeaders[h] = req.headers[h] as string;
       const r = await forward({
-        upstream: up,
+        upstream: { ...up, kind: this.kind },
         quirks,
         body,
+        route,
+        query,
         agentHeaders,
         res,
         redact: this.redact,
@@ -127,6 +174,7 @@ class Trial {
         index,
         source: 'upstream',
         request: body,
+        path,
         sent: r.sent,
         response: r.response,
         ...(r.ttfbMs !== undefined && { ttfb_ms: Math.round(r.ttfbMs * 100) / 100 }),
@@ -144,11 +192,11 @@ class Trial {
     if (!rec) {
       this.exhaustedAt ??= index;
       const msg = `NanoBench replay: the cassette holds ${index} responses; the agent made request ${index + 1}`;
-      sendJson(res, 400, errorBody(msg, 'invalid_request_error', 'replay_exhausted'));
+      sendJson(res, 400, errorReply(this.kind, 400, msg, 'replay_exhausted'));
       const response = { status: 400, body: msg };
       return { type: 'exchange', index, source: 'replay', request: body, response, total_ms: 0 };
     }
-    if (requestShape(rec.request) !== requestShape(body)) this.diverged++;
+    if (requestShape(this.kind, rec.request) !== requestShape(this.kind, body)) this.diverged++;
     if (rec.response.status === 0) res.destroy();
     else {
       res.writeHead(rec.response.status, rec.response.headers ?? {});
@@ -161,7 +209,8 @@ class Trial {
   private account(ex: Exchange, requestChars: number, totalMs: number): void {
     const t = this.tally;
     const { status, body, headers, error } = ex.response;
-    const facts = replyFacts(body ?? '', /event-stream/i.test(headers?.['content-type'] ?? ''));
+    const sse = /event-stream/i.test(headers?.['content-type'] ?? '');
+    const facts = replyFacts(body ?? '', sse, this.kind);
     if (facts.usage) ex.usage = facts.usage;
     if (ex.sent && status > 0) t.temperatures.add(ex.sent.temperature);
     const failed = status === 0 || status >= 400 || Boolean(error) || Boolean(facts.error);
@@ -171,8 +220,14 @@ class Trial {
     else if (facts.error) t.addError('error_in_reply');
     else if (error) t.addError('interrupted');
     // The last reply is what the agent ended on: neutral evidence for the exit classification.
+    const message = facts.error ?? error ?? '';
     this.lastError = failed
-      ? { status, message: (facts.error ?? error ?? '').slice(0, 300), source: ex.source }
+      ? {
+          status,
+          message: message.slice(0, 300),
+          source: ex.source,
+          class: classifyError(status, message, facts.errorCode),
+        }
       : undefined;
     if (status >= 200 && status < 300 && !facts.error) t.addUsage(facts, requestChars);
     const ms = Math.round(totalMs * 100) / 100;
@@ -191,6 +246,7 @@ class Trial {
     const details: Record<string, unknown> = {
       provider: o.provider,
       model: o.model,
+      kind: this.kind,
       upstream: o.upstream ? safeUrl(o.upstream.baseUrl) : 'replay',
       ...s,
       non_deterministic: nonDeterministic,
@@ -232,35 +288,49 @@ export async function startProxy(opts: { secrets?: string[] } = {}): Promise<Pro
   const trials = new Map<string, Trial>();
   const quirks = new Map<string, Quirks>();
   const redactSecrets = redactor(opts.secrets ?? []);
-  const fail = (res: ServerResponse, status: number, message: string, code: string) =>
-    sendJson(res, status, errorBody(`NanoBench proxy: ${message}`, 'invalid_request_error', code));
+  const fail = (
+    res: ServerResponse,
+    status: number,
+    message: string,
+    code: string,
+    kind: ProviderKind = DEFAULT_KIND,
+  ) => sendJson(res, status, errorReply(kind, status, `NanoBench proxy: ${message}`, code));
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const path = (req.url ?? '/').split('?')[0];
+    const [path, query = ''] = (req.url ?? '/').split('?', 2);
     const m = ROUTE.exec(path);
     const trial = m ? trials.get(m[1]) : undefined;
     if (!m || !trial || trial.closed)
       return fail(res, 404, `no trial route ${req.method} ${path}`, 'not_found');
-    if (req.headers.authorization !== `Bearer ${trial.apiKey}`)
-      return fail(res, 401, 'wrong key for this trial', 'invalid_api_key');
-    if (m[2] === 'models' && req.method === 'GET')
+    const { kind } = trial;
+    // The dummy key comes in the header the kind's client uses (Bearer, x-api-key, x-goog-api-key).
+    if (keyFrom(KINDS[kind].auth, req.headers) !== trial.apiKey)
+      return fail(res, 401, 'wrong key for this trial', 'invalid_api_key', kind);
+    const route = m[2] === KINDS[kind].version ? matchRoute(kind, m[3]) : undefined;
+    if (kind === 'openai-compatible' && m[3] === 'models' && req.method === 'GET')
       return sendJson(res, 200, {
         object: 'list',
         data: [{ id: trial.o.model, object: 'model', owned_by: trial.o.provider }],
       });
-    if (m[2] !== 'chat/completions')
-      return fail(res, 404, `only /chat/completions is proxied, not /${m[2]}`, 'not_found');
-    if (req.method !== 'POST') return fail(res, 405, 'use POST', 'method_not_allowed');
+    if (!route)
+      return fail(
+        res,
+        404,
+        `this trial speaks ${kind} (${ROUTE_NAMES[kind]}); not /${m[2]}/${m[3]}`,
+        'not_found',
+        kind,
+      );
+    if (req.method !== 'POST') return fail(res, 405, 'use POST', 'method_not_allowed', kind);
     const raw = await readBody(req);
     let body: unknown;
     try {
       body = JSON.parse(raw);
     } catch {
-      return fail(res, 400, 'request body is not JSON', 'invalid_json');
+      return fail(res, 400, 'request body is not JSON', 'invalid_json', kind);
     }
     if (!body || typeof body !== 'object' || Array.isArray(body))
-      return fail(res, 400, 'request body is not a JSON object', 'invalid_json');
-    await trial.chat(req, res, raw, body as Record<string, unknown>);
+      return fail(res, 400, 'request body is not a JSON object', 'invalid_json', kind);
+    await trial.request(req, res, route, query, raw, body as Record<string, unknown>);
   }
 
   const server = createServer((req, res) => {
@@ -282,8 +352,9 @@ export async function startProxy(opts: { secrets?: string[] } = {}): Promise<Pro
       const t = new Trial(o, quirks, redactor([...(opts.secrets ?? []), o.upstream?.apiKey]));
       trials.set(t.token, t);
       return {
-        baseUrl: `${url}/trial/${t.token}/v1`,
+        baseUrl: `${url}/trial/${t.token}/${KINDS[t.kind].version}`,
         apiKey: t.apiKey,
+        kind: t.kind,
         finish: () => t.finish(),
       };
     },

@@ -5,11 +5,12 @@ import path from 'node:path';
 import { type ZodIssue, z } from 'zod';
 import { UserError } from '../util/errors.js';
 
+// Each failure is sent in the wire format of the request (src/provider/scripted-formats.ts).
 export const FAIL_KINDS = [
   'rate_limit', // HTTP 429, generic rate limit
-  'quota', // HTTP 429, "You exceeded your current quota"
-  'context_http', // HTTP 400, OpenAI-style context length error
-  'context_stream', // HTTP 200, then an SSE error event about the context length
+  'quota', // HTTP 429 "You exceeded your current quota" (Anthropic: its 400 credit balance)
+  'context_http', // HTTP 400, the format's context length error
+  'context_stream', // HTTP 200, then the format's error event about the context length
   'server_error', // HTTP 500
   'slow', // wait delay_ms before sending headers, then answer "Done."
 ] as const;

@@ -1,19 +1,24 @@
-// The scripted model server: an OpenAI-compatible chat endpoint on 127.0.0.1 that replays
-// scripts (see script-schema.ts). It is not a model. It is stateless: the reply depends only on
-// the URL (task id, attempt), the requested model and how many assistant turns the request holds,
-// so retries and parallel trials need no bookkeeping.
+// The scripted model server: a stand-in on 127.0.0.1 that replays scripts (see script-schema.ts)
+// in every wire format Nanocoder speaks, chosen by path: OpenAI chat completions
+// (/v1/chat/completions), Anthropic Messages (/v1/messages), Gemini
+// (/v1beta/models/{model}:streamGenerateContent) and OpenAI Responses (/v1/responses). It is not a
+// model. It is stateless: the reply depends only on the URL (task id, attempt), the requested
+// model and how many assistant turns the request holds, so retries and parallel trials need no
+// bookkeeping.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Behaviour, ModelScript, Step } from './script-schema.js';
 import {
-  errorBody,
-  plainReply,
-  replyFor,
-  sendFailure,
-  sendJson,
-  streamReply,
-  tokens,
-} from './scripted-replies.js';
+  CREDENTIAL_HEADERS,
+  KINDS,
+  matchRoute,
+  PROVIDER_KINDS,
+  type ProviderKind,
+  type Route,
+} from './kinds.js';
+import type { Behaviour, ModelScript, Step } from './script-schema.js';
+import { SCRIPTED_FORMATS } from './scripted-formats.js';
+import { errorBody, replyFor, sendJson, tokens } from './scripted-replies.js';
 
 export type { Behaviour, ModelScript, Step } from './script-schema.js';
 export { loadScripts, parseScript } from './script-schema.js';
@@ -21,12 +26,18 @@ export { loadScripts, parseScript } from './script-schema.js';
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string, without "?" (Gemini streams ask for alt=sse). */
+  query: string;
   taskId?: string;
   attempt: number;
   model?: string;
   /** Parsed JSON body (undefined when it was not JSON). */
   body?: unknown;
   authorization?: string;
+  /** Every credential header received (authorization, api-key, x-api-key, x-goog-api-key). */
+  credentials: Record<string, string>;
+  /** The wire format the request was in. */
+  kind?: ProviderKind;
   stepIndex?: number;
   /** What the server did: "tool_calls", "final", "fail:<kind>", or "error:<status>". */
   outcome: string;
@@ -36,13 +47,15 @@ export interface RecordedRequest {
 export interface ScriptedServerOptions {
   /** Default delay for {"fail":"slow"} steps without delay_ms. */
   slowDelayMs?: number;
+  /** Serve HTTPS with this key and certificate (PEM) instead of HTTP. */
+  tls?: { key: string; cert: string };
 }
 
 export interface ScriptedServer {
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT (https:// with `tls`) */
   url: string;
-  /** OpenAI base URL (ends in /v1) that routes requests to one task and attempt. */
-  baseUrlFor(taskId: string, attempt: number): string;
+  /** Base URL (ends in /v1; Gemini's in /v1beta) that routes requests to one task and attempt. */
+  baseUrlFor(taskId: string, attempt: number, kind?: ProviderKind): string;
   /** Every request received, in arrival order (for tests). */
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -69,7 +82,17 @@ export function pickStep(
   return resolveBehaviour(behaviour, attempt)[assistantTurns] ?? DONE;
 }
 
-const ROUTE = /^(?:\/t\/([^/]+)\/(\d+))?\/v1\/(chat\/completions|models)\/?$/;
+const ROUTE = /^(?:\/t\/([^/]+)\/(\d+))?\/(v1|v1beta)\/(.+?)\/?$/;
+
+/** Which wire format a request path is in. */
+function routeOf(version: string, path: string): { kind: ProviderKind; route: Route } | undefined {
+  for (const kind of PROVIDER_KINDS) {
+    if (KINDS[kind].version !== version) continue;
+    const route = matchRoute(kind, path);
+    if (route) return { kind, route };
+  }
+  return undefined;
+}
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -86,48 +109,55 @@ export async function startScriptedServer(
   const timers = new Set<NodeJS.Timeout>();
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const urlPath = (req.url ?? '/').split('?')[0];
+    const [urlPath, query = ''] = (req.url ?? '/').split('?', 2);
     const raw = await readBody(req);
     const m = ROUTE.exec(urlPath);
     const rec: RecordedRequest = {
       method: req.method ?? '',
       path: urlPath,
+      query,
       attempt: 1,
+      credentials: {},
       outcome: '',
       status: 0,
     };
     if (typeof req.headers.authorization === 'string')
       rec.authorization = req.headers.authorization;
+    for (const h of CREDENTIAL_HEADERS)
+      if (typeof req.headers[h] === 'string') rec.credentials[h] = req.headers[h] as string;
     requests.push(rec);
+    const found = m ? routeOf(m[3], m[4]) : undefined;
+    const format = SCRIPTED_FORMATS[found?.kind ?? 'openai-compatible'];
     const fail = (status: number, message: string, code: string) => {
       Object.assign(rec, { status, outcome: `error:${status}` });
-      sendJson(res, status, errorBody(message, 'invalid_request_error', code));
+      format.error(res, status, message, code);
     };
-    if (!m)
+    if (m?.[1] !== undefined) {
+      rec.taskId = decodeURIComponent(m[1]);
+      rec.attempt = Number(m[2]);
+    }
+    if (m && m[3] === 'v1' && m[4] === 'models') {
+      Object.assign(rec, { status: 200, outcome: 'models' });
+      const data = [...byModel.keys()].map((id) => ({ id, object: 'model', owned_by: 'scripted' }));
+      return sendJson(res, 200, { object: 'list', data });
+    }
+    if (!found)
       return fail(
         404,
         `The scripted model server has no route ${req.method} ${urlPath}`,
         'not_found',
       );
-    if (m[1] !== undefined) {
-      rec.taskId = decodeURIComponent(m[1]);
-      rec.attempt = Number(m[2]);
-    }
-    if (m[3] === 'models') {
-      Object.assign(rec, { status: 200, outcome: 'models' });
-      const data = [...byModel.keys()].map((id) => ({ id, object: 'model', owned_by: 'scripted' }));
-      return sendJson(res, 200, { object: 'list', data });
-    }
+    rec.kind = found.kind;
     if (req.method !== 'POST')
-      return fail(405, 'use POST for chat completions', 'method_not_allowed');
-    let body: { model?: unknown; messages?: unknown; stream?: unknown };
+      return fail(405, 'use POST for model requests', 'method_not_allowed');
+    let body: Record<string, unknown>;
     try {
       body = JSON.parse(raw);
       rec.body = body;
     } catch {
       return fail(400, 'request body is not JSON', 'invalid_json');
     }
-    const model = typeof body.model === 'string' ? body.model : '';
+    const model = found.route.model ?? (typeof body.model === 'string' ? body.model : '');
     rec.model = model;
     const script = byModel.get(model);
     if (!script) {
@@ -138,8 +168,7 @@ export async function startScriptedServer(
         'model_not_found',
       );
     }
-    const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown }[]) : [];
-    rec.stepIndex = messages.filter((msg) => msg?.role === 'assistant').length;
+    rec.stepIndex = format.turns(body);
     const step = pickStep(script, rec.taskId, rec.attempt, rec.stepIndex);
     if (!step)
       return fail(
@@ -174,31 +203,32 @@ export async function startScriptedServer(
         });
     }
     if ('fail' in step && step.fail !== 'slow') {
-      sendFailure(res, step.fail, promptTokens, model);
+      format.failure(res, step.fail, promptTokens, model);
       return Object.assign(rec, { status: res.statusCode, outcome: `fail:${step.fail}` });
     }
     const reply = replyFor(step);
     const completionTokens = tokens(
       reply.content + reply.calls.map((c) => c.tool + JSON.stringify(c.args)).join(''),
     );
-    const usage = {
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
-    };
     const id = `chatcmpl-${rec.taskId ?? 'default'}-${rec.attempt}-${rec.stepIndex}`.replace(
       /[^A-Za-z0-9_.-]/g,
       '_',
     );
-    if (body.stream === true) streamReply(res, model, reply, usage, id);
-    else plainReply(res, model, reply, usage, id);
+    format.reply(res, {
+      model,
+      reply,
+      input: promptTokens,
+      output: completionTokens,
+      id,
+      stream: found.route.stream ?? body.stream === true,
+    });
     Object.assign(rec, {
       status: 200,
       outcome: 'fail' in step ? 'fail:slow' : reply.calls.length ? 'tool_calls' : 'final',
     });
   }
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err) => {
       if (!res.headersSent)
         sendJson(
@@ -208,16 +238,18 @@ export async function startScriptedServer(
         );
       else res.destroy();
     });
-  });
+  };
+  const server = opts.tls ? createTlsServer(opts.tls, listener) : createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   return {
     url,
-    baseUrlFor: (taskId, attempt) => `${url}/t/${encodeURIComponent(taskId)}/${attempt}/v1`,
+    baseUrlFor: (taskId, attempt, kind = 'openai-compatible') =>
+      `${url}/t/${encodeURIComponent(taskId)}/${attempt}/${KINDS[kind].version}`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -6,11 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { Mode } from '../agent/types.js';
 import type { RunConfig } from '../run/config.js';
-import type { TrialSpec } from '../run/plan.js';
+import type { RunnableTask, TrialSpec } from '../run/plan.js';
 import { emptyRecord } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
-import type { LoadedTask } from '../task/load.js';
-import type { ResolvedTask } from '../task/patches.js';
 
 /** One queue for every run: any worker can take any run's trials. */
 export const QUEUE_NAME = 'nanobench-trials';
@@ -20,7 +18,7 @@ export interface TrialJobData {
   protocol: number;
   runId: string;
   config: RunConfig;
-  task: LoadedTask<ResolvedTask>;
+  task: RunnableTask;
   spec: {
     key: string;
     agent: string;
@@ -45,7 +43,7 @@ export function jobId(runId: string, trialKey: string): string {
 
 /**
  * What a worker needs of the run's configuration. Dropped: the queue URL (it may hold a password)
- * and the facts stored beside the configuration (agent facts, per-task digests and metadata),
+ * and the facts stored beside the configuration (agent facts, per-task digests and metadata, dataset versions),
  * which grow with the dataset and would otherwise be copied into every job.
  */
 function shippedConfig(config: RunConfig): RunConfig {
@@ -54,6 +52,7 @@ function shippedConfig(config: RunConfig): RunConfig {
     agent_info: _info,
     task_digests: _digests,
     task_meta: _meta,
+    dataset_versions: _versions,
     full_plan_size: _full,
     ...shipped
   } = config as RunConfig & Record<string, unknown>;

@@ -1,5 +1,6 @@
 // Markdown for `nanobench compare`: a verdict per provider/model/mode and overall, label shifts,
 // and every caveat (different tasks, Nanocoder builds, sampling) above the numbers.
+import { auditSentence } from '../audit/policy.js';
 import type { Comparison, GroupComparison } from '../stats/compare.js';
 import { ciText, modelName, NON_DET_MARK, passedText, pct } from './format.js';
 import { mdCell } from './markdown.js';
@@ -39,7 +40,13 @@ export function compareMarkdown(c: Comparison): string {
   for (const g of c.groups) lines.push(row(g, name(g)));
   lines.push(row(c.overall, '**overall**'));
   const shifts = c.overall.label_shifts.filter((s) => s.base.count !== s.candidate.count);
-  lines.push('', '## Label shifts (share of scored trials, overall)', '');
+  lines.push(
+    '',
+    '## Label shifts (share of scored trials, overall)',
+    '',
+    mdCell(auditSentence(c.audit)),
+    '',
+  );
   if (!shifts.length) lines.push('No label changed its count.');
   else {
     lines.push('| label | base | candidate | |', '|---|---|---|---|');

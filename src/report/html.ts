@@ -1,6 +1,7 @@
 // The HTML report: one self-contained file. Inline CSS, charts as inline SVG rendered on the
 // server, no script, and a Content-Security-Policy that forbids loading anything, so the page
 // opens offline and cannot phone home.
+import { auditSentence } from '../audit/policy.js';
 import { sandboxWarning } from '../integrity/report.js';
 import { navigationChart, scoreChart, taxonomyChart } from './charts.js';
 import {
@@ -21,6 +22,7 @@ import {
   tokensText,
   UNDERSAMPLED_MARK,
 } from './format.js';
+import { lifecycleLines } from './lifecycle.js';
 import type { MatrixCell } from './matrix.js';
 import type { Report } from './model.js';
 import { provisionText } from './phases.js';
@@ -95,8 +97,24 @@ function taxonomySection(r: Report): string {
   const chart = t.labels.length
     ? `<figure>${taxonomyChart(t, r.run.agent)}<figcaption>Share of each label among scored trials.</figcaption></figure>`
     : '';
+  const audit = `<p id="audit" class="${r.audit?.collapsed ? 'note' : 'meta'}">${esc(auditSentence(r.audit))}</p>${t.harbor ? `<p class="meta">${esc(t.harbor.note)}</p>` : ''}`;
   return `<section id="taxonomy"><h2>Failure taxonomy</h2>${chart}
-${tableHtml('taxonomy-table', ['label', 'confidence level', 'trials', `share of ${t.scored} scored`], rows)}</section>`;
+${tableHtml('taxonomy-table', ['label', 'confidence level', 'trials', `share of ${t.scored} scored`], rows)}${audit}</section>`;
+}
+
+function readingSection(r: Report): string {
+  const g = r.reading;
+  if (!g.models.length) return '';
+  const rows = g.models.map(
+    (m) =>
+      `<tr>${td(esc(modelName(m.provider, m.model, r.run.agent)))}${td(esc(m.mode))}${num(String(m.trials))}${num(m.files_read_mean === null ? '—' : `${m.files_read_mean.toFixed(1)} / ${m.files_read_max}`)}${num(m.required_read_mean === null ? '—' : pct(m.required_read_mean))}${num(String(m.insufficient_context_read))}</tr>`,
+  );
+  const examples = g.examples.map(
+    (e) =>
+      `<li>${esc(`${e.task_id} · ${modelName(e.provider, e.model, r.run.agent)} · ${e.mode} #${e.attempt}: ${e.text}`)}</li>`,
+  );
+  return `<section id="reading"><h2>Context reading</h2><p>Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that read at least ${g.threshold} files and changed none of the required ones (whitepaper §9).</p>
+${tableHtml('reading-table', ['model', 'mode', 'trials with tool calls', 'files read (mean / max)', 'required files read (mean share)', 'insufficient_context_read'], rows)}${examples.length ? `<ul>${examples.join('')}</ul>` : ''}</section>`;
 }
 
 function breakdownSection(r: Report): string {
@@ -131,6 +149,15 @@ function evidenceSection(r: Report): string {
     (u) => `<li>${esc(u.task_id)}: ${esc(EVIDENCE_WORDS[u.status] ?? u.status)}</li>`,
   );
   return `<section id="evidence"><h2>Tasks without passing gate evidence</h2><p>${plural(e.unverified.length, 'task')} (${plural(e.trials, 'trial')}) ran without passing admission-gate evidence for their current content, so a score there may reflect a broken task rather than the agent (marked in the matrix).</p><ul>${items.join('')}</ul></section>`;
+}
+
+function lifecycleSection(r: Report): string {
+  return lifecycleLines(r)
+    .map(
+      (sec) =>
+        `<section id="${sec.title.toLowerCase().replace(/ /g, '-')}"><h2>${esc(sec.title)}</h2><p>${esc(sec.text)}</p><ul>${sec.items.map((x) => `<li>${esc(x)}</li>`).join('')}</ul></section>`,
+    )
+    .join('');
 }
 
 const MAX_FLAGGED_ROWS = 500;
@@ -214,9 +241,11 @@ export function renderHtml(r: Report): string {
     modelsSection(r),
     navigationSection(r),
     taxonomySection(r),
+    readingSection(r),
     breakdownSection(r),
     contaminationSection(r),
     evidenceSection(r),
+    lifecycleSection(r),
     errorsSection(r),
     integritySection(r),
     phasesSection(r),

@@ -1,9 +1,9 @@
 // Markdown report of one stored run, sized for a pull-request comment (GitHub allows 65,536
 // characters): every section is bounded, and the provider matrix, which grows with tasks x models,
 // goes last and is cut to the space left, with a note saying how many rows were left out.
-import { applyAudit } from '../audit/policy.js';
+import { applyAudit, auditSentence, auditSummary } from '../audit/policy.js';
 import { integrityMarkdown, sandboxWarningMarkdown } from '../integrity/report.js';
-import type { RunRecord, TrialRecord } from '../store/store.js';
+import type { AuditRecord, RunRecord, TrialRecord } from '../store/store.js';
 import {
   ciText,
   costText,
@@ -23,6 +23,7 @@ import {
   UNDERSAMPLED_MARK,
 } from './format.js';
 import { defaultReportInputs } from './inputs.js';
+import { lifecycleLines } from './lifecycle.js';
 import type { MatrixCell } from './matrix.js';
 import { buildReport, type Report } from './model.js';
 import { provisionText } from './phases.js';
@@ -116,7 +117,56 @@ function taxonomySection(r: Report): string[] {
     '## Failure taxonomy',
     '',
     ...table(['label', 'confidence level', 'trials', `share of ${t.scored} scored`], rows),
+    '',
+    mdCell(auditSentence(r.audit)),
+    ...(t.harbor ? ['', mdCell(t.harbor.note)] : []),
   ];
+}
+
+function readingSection(r: Report): string[] {
+  const g = r.reading;
+  if (!g.models.length) return [];
+  const rows = g.models.map((m) => [
+    mdCell(modelName(m.provider, m.model, r.run.agent)),
+    m.mode,
+    String(m.trials),
+    m.files_read_mean === null ? '—' : `${m.files_read_mean.toFixed(1)} / ${m.files_read_max}`,
+    m.required_read_mean === null ? '—' : pct(m.required_read_mean),
+    String(m.insufficient_context_read),
+  ]);
+  const lines = [
+    '## Context reading',
+    '',
+    `Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that read at least ${g.threshold} files and changed none of the required ones (whitepaper §9); trials of agents that report no tool calls are left out of the means.`,
+    '',
+    ...table(
+      [
+        'model',
+        'mode',
+        'trials with tool calls',
+        'files read (mean / max)',
+        'required files read (mean share)',
+        'insufficient_context_read',
+      ],
+      rows,
+      MAX_BREAKDOWN_ROWS,
+    ),
+  ];
+  if (g.examples.length)
+    lines.push(
+      '',
+      ...g.examples
+        .slice(0, MAX_ERROR_LINES)
+        .map(
+          (e) =>
+            `- ${mdCell(e.task_id)} · ${mdCell(modelName(e.provider, e.model, r.run.agent))} · ${e.mode} #${e.attempt}: ${e.text}`,
+        ),
+    );
+  if (g.labelled > Math.min(g.examples.length, MAX_ERROR_LINES))
+    lines.push(
+      `- … ${plural(g.labelled - Math.min(g.examples.length, MAX_ERROR_LINES), 'other trial')}`,
+    );
+  return lines;
 }
 
 function breakdownSections(r: Report): string[] {
@@ -202,6 +252,17 @@ function phasesSection(r: Report): string[] {
   ];
 }
 
+function lifecycleSection(r: Report): string[] {
+  return lifecycleLines(r).flatMap((sec, i) => [
+    ...(i ? [''] : []),
+    `## ${sec.title}`,
+    '',
+    sec.text,
+    '',
+    ...sec.items.map((x) => `- ${mdCell(x)}`),
+  ]);
+}
+
 function errorsSection(r: Report): string[] {
   if (!r.errors.count) return [];
   const lines = ['## Infra errors (excluded from every rate)', ''];
@@ -265,9 +326,11 @@ export function renderMarkdown(r: Report, budget = MARKDOWN_BUDGET): string {
     modelsSection(r),
     navigationSection(r),
     taxonomySection(r),
+    readingSection(r),
     breakdownSections(r),
     contaminationSection(r),
     evidenceSection(r),
+    lifecycleSection(r),
     errorsSection(r),
     integrityMarkdown(r.integrity, mdCell),
     phasesSection(r),
@@ -280,9 +343,11 @@ export function renderMarkdown(r: Report, budget = MARKDOWN_BUDGET): string {
 export function markdownSummary(
   run: RunRecord,
   trials: TrialRecord[],
-  auditAgreement?: number,
+  audit?: AuditRecord,
 ): string {
   // Below 90% Level-4 audit agreement both Level-4 labels show as implementation_error.
-  const shown = applyAudit(trials, auditAgreement);
-  return renderMarkdown(buildReport(run, shown, defaultReportInputs(run)));
+  const shown = applyAudit(trials, audit?.agreement);
+  return renderMarkdown(
+    buildReport(run, shown, defaultReportInputs(run, undefined, auditSummary(audit))),
+  );
 }

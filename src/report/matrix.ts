@@ -3,7 +3,17 @@
 // a 95% Wilson interval on the pass rate. Infra errors sit beside the rates, never inside.
 import { type Cutoffs, cutoffFor, mergedBeforeCutoff } from '../config/cutoffs.js';
 import type { EvidenceStatus } from '../gates/evidence.js';
-import { getOrInit, joinKey, type Rate, Tally, type TrialOutcome } from '../stats/aggregate.js';
+import {
+  getOrInit,
+  joinKey,
+  naturalCompare,
+  type Rate,
+  Tally,
+  type TrialOutcome,
+} from '../stats/aggregate.js';
+
+export { naturalCompare } from '../stats/aggregate.js';
+
 import { undersampled } from '../stats/sampling.js';
 import type { TaskMetaMap } from './task-meta.js';
 
@@ -91,7 +101,14 @@ export function providerMatrix(
       evidence: o.tasks?.[first.task_id]?.evidence ?? 'unknown',
     };
   });
-  return cells.sort((a, b) => compareKeys(cellKey(a), cellKey(b)));
+  // By provider, model, task in natural order (task-2 before task-10), then mode.
+  return cells.sort(
+    (a, b) =>
+      compareKeys(a.provider, b.provider) ||
+      compareKeys(a.model, b.model) ||
+      naturalCompare(a.task_id, b.task_id) ||
+      compareKeys(a.mode, b.mode),
+  );
 }
 
 /** Plain code-unit order: deterministic and much faster than localeCompare on big matrices. */

@@ -1,6 +1,7 @@
 // The report of one stored run, as data. Every output format (markdown, HTML, JSON) renders this
 // one object, so the formats cannot disagree about a number.
-
+import { type AuditSummary, applyAudit } from '../audit/policy.js';
+import { type RunSaturation, saturatedInRun } from '../calibration/calibration.js';
 import { type Cutoffs, cutoffFor } from '../config/cutoffs.js';
 import type { EvidenceStatus } from '../gates/evidence.js';
 import { type IntegritySummary, integritySummary } from '../integrity/report.js';
@@ -17,14 +18,15 @@ import {
 import { type SamplingPolicy, samplingPolicy } from '../stats/sampling.js';
 import type { RunRecord } from '../store/store.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
-import { compareKeys, type MatrixCell, providerMatrix } from './matrix.js';
+import { type MatrixCell, naturalCompare, providerMatrix } from './matrix.js';
 import { type NavigationDelta, navigationDeltas } from './navigation.js';
 import { type PhaseSummary, phaseSummary } from './phases.js';
+import { type Reading, readingSummary, type TrialReading } from './reading.js';
 import type { ResolvedTaskMeta, TaskMetaMap } from './task-meta.js';
-import { type Taxonomy, taxonomy } from './taxonomy.js';
+import { harborNote, type Taxonomy, taxonomy } from './taxonomy.js';
 
 /** What a report reads from a stored trial. */
-export interface ReportTrial extends TrialOutcome {
+export interface ReportTrial extends TrialOutcome, TrialReading {
   error: string | null;
   /** Where and what failed, for infra errors stored since stages existed. */
   error_stage?: string | null;
@@ -105,11 +107,15 @@ export interface Report {
     agent_info: Record<string, unknown>;
   };
   sampling: SamplingPolicy & { undersampled_cells: number };
+  /** The Level-4 audit the labels follow (agreement, sample size); null when none is recorded. */
+  audit: AuditSummary | null;
   task_meta: { source: ResolvedTaskMeta['source']; tasks: number; note: string | null };
   overall: Rate;
   models: ModelRow[];
   navigation_delta: NavigationDelta[];
   taxonomy: Taxonomy;
+  /** Files read per model, and what the insufficient_context_read trials read. */
+  reading: Reading;
   breakdowns: Breakdown[];
   matrix: MatrixCell[];
   contamination: {
@@ -138,11 +144,25 @@ export interface Report {
     unverified: { task_id: string; status: EvidenceStatus }[];
     trials: number;
   };
+  /**
+   * Lifecycle: tasks that ran while calibrating (observations, not part of a release), and
+   * saturated tasks (pooled solve rate >= 0.9: they no longer separate models), recorded as such
+   * in their task file when the run started, or saturated by the rule among this run's trials.
+   */
+  lifecycle: {
+    calibrating: string[];
+    saturated: {
+      recorded: { task_id: string; pooled_rate: number; reason: string }[];
+      this_run: RunSaturation[];
+    };
+  };
 }
 
 export interface ReportInputs {
   tasks: ResolvedTaskMeta;
   cutoffs: Cutoffs | null;
+  /** The latest Level-4 audit of the database; its policy is applied to every label shown. */
+  audit?: AuditSummary | null;
 }
 
 function errorSummary(trials: ReportTrial[]): Report['errors'] {
@@ -191,7 +211,9 @@ function contaminationSummary(matrix: MatrixCell[], cutoffs: Cutoffs | null) {
   };
 }
 
-export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: ReportInputs): Report {
+export function buildReport(run: RunRecord, given: ReportTrial[], inputs: ReportInputs): Report {
+  // Every label below is shown as the audit policy says (a no-op when the caller applied it).
+  const trials = applyAudit(given, inputs.audit?.agreement);
   const cfg = readRunConfig(run);
   const tasks = inputs.tasks.source === 'unavailable' ? null : inputs.tasks.tasks;
   const matrix = providerMatrix(trials, { tasks: tasks ?? undefined, cutoffs: inputs.cutoffs });
@@ -234,6 +256,7 @@ export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: Repor
       ...samplingPolicy(cfg.runs, tiers),
       undersampled_cells: matrix.filter((c) => c.undersampled).length,
     },
+    audit: inputs.audit ?? null,
     task_meta: {
       source: inputs.tasks.source,
       tasks: Object.keys(inputs.tasks.tasks).length,
@@ -242,7 +265,8 @@ export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: Repor
     overall: rateOf(trials),
     models,
     navigation_delta: navigationDeltas(trials),
-    taxonomy: taxonomy(trials),
+    taxonomy: withHarbor(taxonomy(trials), trials, tasks),
+    reading: readingSummary(trials),
     breakdowns: breakdowns(trials, tasks),
     matrix,
     contamination: contaminationSummary(matrix, inputs.cutoffs),
@@ -250,7 +274,33 @@ export function buildReport(run: RunRecord, trials: ReportTrial[], inputs: Repor
     integrity: integritySummary(run.config, trials),
     evidence: evidenceSummary(tasks, trials),
     phases: phaseSummary(trials),
+    lifecycle: lifecycleSummary(cfg, tasks, trials),
   };
+}
+
+function lifecycleSummary(
+  cfg: ReturnType<typeof readRunConfig>,
+  tasks: TaskMetaMap | null,
+  trials: ReportTrial[],
+): Report['lifecycle'] {
+  const ran = new Set(trials.map((t) => t.task_id));
+  const meta = Object.entries(tasks ?? {})
+    .filter(([id]) => ran.has(id))
+    .sort(([a], [b]) => naturalCompare(a, b));
+  return {
+    calibrating: meta.filter(([, m]) => m.state === 'calibrating').map(([id]) => id),
+    saturated: {
+      recorded: meta.flatMap(([task_id, m]) => (m.saturated ? [{ task_id, ...m.saturated }] : [])),
+      this_run: saturatedInRun(cfg, trials),
+    },
+  };
+}
+
+function withHarbor(t: Taxonomy, trials: ReportTrial[], tasks: TaskMetaMap | null): Taxonomy {
+  const n = trials.filter(
+    (x) => x.status === 'scored' && tasks?.[x.task_id]?.kind === 'harbor',
+  ).length;
+  return n ? { ...t, harbor: { trials: n, note: harborNote(n) } } : t;
 }
 
 function evidenceSummary(tasks: TaskMetaMap | null, trials: ReportTrial[]): Report['evidence'] {
@@ -259,7 +309,7 @@ function evidenceSummary(tasks: TaskMetaMap | null, trials: ReportTrial[]): Repo
   const unverified = known
     .filter(([, m]) => m.evidence !== 'passing')
     .map(([task_id, m]) => ({ task_id, status: m.evidence as EvidenceStatus }))
-    .sort((a, b) => compareKeys(a.task_id, b.task_id));
+    .sort((a, b) => naturalCompare(a.task_id, b.task_id));
   const ids = new Set(unverified.map((u) => u.task_id));
   return {
     recorded: known.length > 0,

@@ -27,6 +27,13 @@ export interface Taxonomy {
   labels: TaxonomyRow[];
   /** Per provider/model/mode, for the stacked-bar chart. */
   groups: TaxonomyGroup[];
+  /** Trials of Harbor tasks, and which labels do not apply to them (absent: none ran). */
+  harbor?: { trials: number; note: string };
+}
+
+/** What a report says when Harbor tasks ran: their labels come from their reward alone. */
+export function harborNote(trials: number): string {
+  return `${trials} scored trial(s) ran Harbor tasks: their score is the verifier's reward and their label pass, partial_reward or no_reward (or context_window_exceeded); the labels that need a PR's facts (required files, fail_to_pass tests, symbols at base: zero_signal, insufficient_context_read, hallucinated_api, wrong_abstraction_layer, partial_fix_only, missing_cross_language_change, incorrect_fix) do not apply to them.`;
 }
 
 export const levelOf = (label: string): string =>

@@ -1,7 +1,32 @@
-// The public JSON shape of a trial (--json output). Stable field names; see schemas/results.schema.json.
-import type { RunRecord, TrialRecord } from '../store/store.js';
+// The public JSON shape of a run and its trials (`run --json`, `report --format json`): stable
+// field names, typed by src/report/results-schema.ts and checked in as schemas/results.schema.json.
+// Per trial: the outcome, and the telemetry behind it (tokens, requests, retries, latency,
+// temperature sent, non-determinism, cost from the provider proxy; tool calls and files read
+// from the agent's report).
 
-export function trialView(t: TrialRecord) {
+import type { z } from 'zod';
+import type { FilesRead } from '../agent/tool-use.js';
+import type { ProviderKind } from '../provider/kinds.js';
+import type { RunRecord, TrialRecord } from '../store/store.js';
+import type { ResultsSchema, TrialView } from './results-schema.js';
+
+/** The part of details.proxy (src/provider/proxy.ts) the view reads. */
+interface ProxyDetails {
+  kind?: ProviderKind;
+  tokens?: { input: number; output: number; total: number };
+  usage_missing?: number;
+  requests?: number;
+  retries?: number;
+  latency_ms?: TrialView['latency_ms'];
+  temperature_sent?: number | 'mixed' | null;
+  cost_usd?: number | null;
+}
+
+export function trialView(t: TrialRecord): TrialView {
+  const proxy = t.details.proxy as ProxyDetails | undefined;
+  const calls = t.details.tool_calls as
+    | { calls: number; failed: number; by_tool: Record<string, number> }
+    | undefined;
   return {
     task_id: t.task_id,
     agent: t.agent,
@@ -19,20 +44,39 @@ export function trialView(t: TrialRecord) {
     exit_kind: t.exit_kind,
     timed_out: t.timed_out,
     error: t.error,
+    error_stage: t.error_stage ?? null,
+    error_code: t.error_code ?? null,
     duration_ms: t.duration_ms,
     explanation: (t.details.explanation as string | undefined) ?? null,
     artifacts_dir: t.artifacts_dir,
+    // Trials recorded before the proxy knew kinds spoke OpenAI chat completions.
+    provider_kind: proxy ? (proxy.kind ?? 'openai-compatible') : null,
+    tokens: proxy?.tokens ?? null,
+    usage_missing: proxy?.usage_missing ?? null,
+    requests: proxy?.requests ?? null,
+    retries: proxy?.retries ?? null,
+    latency_ms: proxy?.latency_ms ?? null,
+    temperature_sent: proxy?.temperature_sent ?? null,
+    non_deterministic: t.flags.includes('non_deterministic'),
+    cost_usd: proxy?.cost_usd ?? null,
+    tool_calls: calls ? { total: calls.calls, failed: calls.failed, by_tool: calls.by_tool } : null,
+    files_read: (t.details.files_read as FilesRead | undefined) ?? null,
   };
 }
 
-export function runView(run: RunRecord, trials: TrialRecord[]) {
+type Results = z.infer<typeof ResultsSchema>;
+
+export function runView(run: RunRecord, trials: TrialRecord[]): Results {
   const scored = trials.filter((t) => t.status === 'scored');
+  const cfg = run.config as { nanobench_version?: string; scoring_rules_version?: number };
   return {
     run_id: run.id,
     status: run.status,
     created_at: run.created_at,
     finished_at: run.finished_at,
     plan_size: run.plan_size,
+    nanobench_version: cfg.nanobench_version ?? null,
+    scoring_rules_version: cfg.scoring_rules_version ?? null,
     summary: {
       trials: trials.length,
       scored: scored.length,

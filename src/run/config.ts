@@ -78,6 +78,12 @@ export interface RunConfig {
   integrity?: IntegrityMode;
   /** How trial workspaces are made (absent: auto). Not part of what a run measures. */
   provision?: ProvisionMode;
+  /** Also run tasks still calibrating (their trials are calibration observations). */
+  calibrating?: boolean;
+  /** Container sandboxes: the image of tasks that declare no environment. */
+  image?: string;
+  /** Container sandboxes: NAME=VALUE arguments of every environment build. */
+  buildArgs?: string[];
 }
 
 export interface RunOptionsInput {
@@ -103,6 +109,9 @@ export interface RunOptionsInput {
   sandbox?: string;
   integrity?: string;
   provision?: string;
+  calibrating?: boolean;
+  image?: string;
+  buildArg?: string[];
 }
 
 /** Runs per task at most: more is a typo (1e9 planned trials exhaust memory before any runs). */
@@ -208,7 +217,26 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     sandbox: oneOf(o.sandbox ?? RUN_DEFAULTS.sandbox, SANDBOX_MODES, '--sandbox'),
     integrity: oneOf(o.integrity ?? RUN_DEFAULTS.integrity, INTEGRITY_MODES, '--integrity'),
     provision: parseProvision(o.provision),
+    ...(o.calibrating && { calibrating: true }),
+    ...containerOptions(o),
     ...proxyOptions(agent, o),
+  };
+}
+
+/** --image and --build-arg belong to the container sandboxes. */
+function containerOptions(o: RunOptionsInput): Pick<RunConfig, 'image' | 'buildArgs'> {
+  const container = o.sandbox === 'podman' || o.sandbox === 'docker';
+  const given = o.image !== undefined ? '--image' : o.buildArg?.length ? '--build-arg' : undefined;
+  if (given && !container)
+    throw new UserError(
+      'BAD_OPTION',
+      `${given} applies to the container sandboxes only (--sandbox podman or docker)`,
+    );
+  const bad = o.buildArg?.find((a) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(a));
+  if (bad) throw new UserError('BAD_OPTION', `--build-arg must be NAME=VALUE, got "${bad}"`);
+  return {
+    ...(o.image !== undefined && { image: o.image }),
+    ...(o.buildArg?.length && { buildArgs: o.buildArg }),
   };
 }
 

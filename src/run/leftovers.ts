@@ -7,9 +7,23 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { killRunLeftovers } from '../agent/process-group.js';
 import { unmountUnder } from '../workspace/layers.js';
+import { LABEL_RUN } from '../workspace/sandbox/container.js';
+import { ENGINES, engineProblem, findEngine, removeLabelled } from '../workspace/sandbox/engine.js';
 import type { RunPaths } from './paths.js';
 
+/** Containers of the run that outlived it (container sandboxes label theirs with the run). */
+async function removeRunContainers(runId: string): Promise<number> {
+  let n = 0;
+  for (const name of ENGINES) {
+    const engine = findEngine(name);
+    if (engine && !(await engineProblem(engine)))
+      n += await removeLabelled(engine, LABEL_RUN, runId);
+  }
+  return n;
+}
+
 export async function endLeftovers(paths: RunPaths, runId: string): Promise<string | undefined> {
+  const containers = await removeRunContainers(runId);
   const killed = await killRunLeftovers(runId);
   let dirs = 0;
   let mounts = 0;
@@ -27,6 +41,7 @@ export async function endLeftovers(paths: RunPaths, runId: string): Promise<stri
     }
   }
   const said = [
+    ...(containers ? [`removed ${containers} container(s)`] : []),
     ...(killed.length ? [`ended ${killed.length} process(es)`] : []),
     ...(mounts ? [`unmounted ${mounts} workspace overlay(s)`] : []),
     ...(dirs ? [`removed ${dirs} workspace/scratch director${dirs === 1 ? 'y' : 'ies'}`] : []),

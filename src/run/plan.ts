@@ -1,8 +1,13 @@
 // Planning: which trials a run consists of. Deterministic order, stable keys (resume and
 // de-duplication depend on them).
 import type { Mode } from '../agent/types.js';
+import { type HarborTask, isHarborTask } from '../harbor/task.js';
 import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
+import type { TaskState } from '../task/schema.js';
+
+/** What a trial runs: a PR task with its patches, or a Harbor task. */
+export type RunnableTask = LoadedTask<ResolvedTask | HarborTask>;
 
 export interface ModelRef {
   provider: string;
@@ -11,7 +16,7 @@ export interface ModelRef {
 
 export interface TrialSpec {
   key: string;
-  task: LoadedTask<ResolvedTask>;
+  task: RunnableTask;
   agent: string;
   provider: string;
   model: string;
@@ -19,9 +24,26 @@ export interface TrialSpec {
   attempt: number;
 }
 
+/**
+ * The states a run plans: active tasks, and calibrating ones when asked (`run --calibrating`):
+ * their trials are the observations calibration reads. Retired tasks never run.
+ */
+export function runnableStates(calibrating?: boolean): TaskState[] {
+  return calibrating ? ['active', 'calibrating'] : ['active'];
+}
+
 /** Runs per task from its tier (whitepaper §8.5): tiers 1-2 one run, tiers 3-4 five. */
 export function runsForTier(tier: number): number {
   return tier <= 2 ? 1 : 5;
+}
+
+/** Runs per task: by tier for PR tasks; Harbor tasks have no tier and run once. */
+export function runsForTask(
+  task: { kind?: string; complexity_tier?: number } | HarborTask,
+): number {
+  return isHarborTask(task)
+    ? 1
+    : runsForTier((task as { complexity_tier: number }).complexity_tier);
 }
 
 export function trialKey(t: Omit<TrialSpec, 'key' | 'task'> & { taskId: string }): string {
@@ -29,16 +51,17 @@ export function trialKey(t: Omit<TrialSpec, 'key' | 'task'> & { taskId: string }
 }
 
 export function planTrials(
-  tasks: LoadedTask<ResolvedTask>[],
+  tasks: RunnableTask[],
   agent: string,
   models: ModelRef[],
   modes: Mode[],
   runsOverride?: number,
+  states: TaskState[] = ['active'],
 ): TrialSpec[] {
   const plan: TrialSpec[] = [];
   for (const lt of tasks) {
-    if (lt.task.status.state !== 'active') continue;
-    const runs = runsOverride ?? runsForTier(lt.task.complexity_tier);
+    if (!states.includes(lt.task.status.state)) continue;
+    const runs = runsOverride ?? runsForTask(lt.task);
     for (const m of models)
       for (const mode of modes)
         for (let attempt = 1; attempt <= runs; attempt++) {

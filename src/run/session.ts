@@ -1,12 +1,21 @@
 // A run session: load tasks, plan, record the run, execute, and return the stored trials.
 // Both "nanobench run" and "nanobench demo" go through here.
 
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
+import { SCORING_RULES_VERSION } from '../score/rules.js';
 import { newRunId } from '../store/run-id.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
-import { type LoadedTask, loadDataset } from '../task/load.js';
+import {
+  type AnyLoadedTask,
+  datasetDirOf,
+  isHarborLoaded,
+  type LoadedTask,
+  loadAnyDataset,
+} from '../task/load.js';
+import { loadManifest, type Manifest } from '../task/manifest.js';
 import { UserError } from '../util/errors.js';
 import { redactUrl } from '../util/redact-url.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
@@ -15,10 +24,21 @@ import type { RunConfig } from './config.js';
 import { acquireRunLease, type LeaseHandle } from './lease.js';
 import { endLeftovers } from './leftovers.js';
 import type { RunPaths } from './paths.js';
-import { planTrials, runsForTier, type TrialSpec } from './plan.js';
+import {
+  planTrials,
+  type RunnableTask,
+  runnableStates,
+  runsForTask,
+  type TrialSpec,
+} from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
-import { RUN_CONFIG_VERSION, readRunConfig, type StoredRunConfig } from './stored-config.js';
+import {
+  type DatasetVersion,
+  RUN_CONFIG_VERSION,
+  readRunConfig,
+  type StoredRunConfig,
+} from './stored-config.js';
 import { taskMetaSnapshot } from './task-meta.js';
 import { type RunWiring, wireRun } from './wiring.js';
 
@@ -60,7 +80,10 @@ export interface ResumeOptions {
  * A run is graded on one version of each task: resuming with task files that changed since it
  * started would mix two (an edited fail_to_pass list, say). Refused, naming the tasks.
  */
-export function changedTasks(run: RunRecord, tasks: LoadedTask[]): string[] {
+export function changedTasks(
+  run: RunRecord,
+  tasks: { task: { task_id: string }; digest: string }[],
+): string[] {
   const stored = readRunConfig(run).task_digests;
   return tasks
     .filter((t) => stored[t.task.task_id] !== undefined && stored[t.task.task_id] !== t.digest)
@@ -71,9 +94,9 @@ export function changedTasks(run: RunRecord, tasks: LoadedTask[]): string[] {
  * The tasks of the run's datasets. A task file named twice (`run examples examples/tasks/x.json`)
  * runs once, with a note; two different files with one task_id are refused: one would be lost.
  */
-export function loadTasks(config: RunConfig, log?: (line: string) => void): LoadedTask[] {
-  const byId = new Map<string, LoadedTask>();
-  for (const t of config.datasets.flatMap((d) => loadDataset(d))) {
+export function loadTasks(config: RunConfig, log?: (line: string) => void): AnyLoadedTask[] {
+  const byId = new Map<string, AnyLoadedTask>();
+  for (const t of config.datasets.flatMap((d) => loadAnyDataset(d))) {
     const prev = byId.get(t.task.task_id);
     if (!prev) byId.set(t.task.task_id, t);
     else if (realpathSync(prev.file) === realpathSync(t.file))
@@ -93,8 +116,34 @@ export function loadTasks(config: RunConfig, log?: (line: string) => void): Load
         `--task: no task named ${unknown.join(', ')} in ${config.datasets.join(', ')}`,
       );
     tasks = tasks.filter((t) => config.taskIds!.includes(t.task.task_id));
+    const calibrating = tasks.filter((t) => t.task.status.state === 'calibrating');
+    if (calibrating.length && !config.calibrating)
+      throw new UserError(
+        'TASK_CALIBRATING',
+        `--task: ${calibrating.map((t) => t.task.task_id).join(', ')} ${calibrating.length === 1 ? 'is' : 'are'} still calibrating (not part of a release); add --calibrating to run ${calibrating.length === 1 ? 'it' : 'them'}`,
+      );
   }
   return tasks;
+}
+
+/** The version of each dataset a run names, as its manifest says (for compare). */
+export function datasetVersions(datasets: string[]): DatasetVersion[] {
+  return datasets.map((path) => {
+    const dir = existsSync(path) && statSync(path).isFile() ? datasetDirOf(path) : path;
+    let m: Manifest | undefined;
+    try {
+      m = loadManifest(dir);
+    } catch {
+      m = undefined; // a broken manifest does not stop a run of its task files; no version then
+    }
+    return {
+      path,
+      name: m?.name ?? basename(dir),
+      version: m?.version ?? null,
+      digest: m?.digest ?? null,
+      archived: basename(dirname(dir)) === 'archive' && m?.version === basename(dir),
+    };
+  });
 }
 
 /** The most trials one run may plan; a plan past it is refused before anything runs. */
@@ -104,10 +153,11 @@ const count = (n: number, what: string) =>
   `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
 
 /** Sized before planning: a plan of 1e9 trials would exhaust memory while being built. */
-export function checkPlanSize(loaded: LoadedTask[], config: RunConfig): void {
-  const active = loaded.filter((t) => t.task.status.state === 'active');
+export function checkPlanSize(loaded: AnyLoadedTask[], config: RunConfig): void {
+  const states = runnableStates(config.calibrating);
+  const active = loaded.filter((t) => states.includes(t.task.status.state));
   const cells = config.models.length * config.modes.length;
-  const runs = active.reduce((n, t) => n + (config.runs ?? runsForTier(t.task.complexity_tier)), 0);
+  const runs = active.reduce((n, t) => n + (config.runs ?? runsForTask(t.task)), 0);
   const trials = runs * cells;
   if (trials <= MAX_PLAN_TRIALS) return;
   const perTask = config.runs !== undefined ? count(config.runs, 'run') : 'runs by tier';
@@ -129,15 +179,27 @@ export async function runSession(
   checkPlanSize(loaded, config);
   const agent = hooks.agent ?? (await createAgent(config));
   // Patches of reference tasks come from their repositories (cloned on first use). Retired
-  // tasks are never planned, so their repositories are not needed.
-  const tasks = await resolveTasks(
-    loaded.filter((t) => t.task.status.state === 'active'),
+  // tasks (and calibrating ones, unless asked for) are never planned, so their repositories are
+  // not needed.
+  const states = runnableStates(config.calibrating);
+  const active = loaded.filter((t) => states.includes(t.task.status.state));
+  const resolved = await resolveTasks(
+    active.filter((t): t is LoadedTask => !isHarborLoaded(t)),
     { cacheDir: paths.cacheDir, mirrorDir: config.mirror, log: hooks.log },
   );
+  // In the dataset's order; Harbor tasks carry no patches to resolve.
+  const tasks: RunnableTask[] = active.map((t) =>
+    isHarborLoaded(t) ? t : resolved.find((r) => r.task.task_id === t.task.task_id)!,
+  );
   const agentInfo = (await agent.describe?.()) ?? {};
-  const fullPlan = planTrials(tasks, agent.name, config.models, config.modes, config.runs);
+  const fullPlan = planTrials(tasks, agent.name, config.models, config.modes, config.runs, states);
   if (fullPlan.length === 0)
-    throw new UserError('EMPTY_PLAN', 'nothing to run: every selected task is retired');
+    throw new UserError(
+      'EMPTY_PLAN',
+      loaded.some((t) => t.task.status.state === 'calibrating') && !config.calibrating
+        ? 'nothing to run: every selected task is retired or still calibrating (add --calibrating to run those)'
+        : 'nothing to run: every selected task is retired',
+    );
   // A shard may be empty (more shards than trials): it is still recorded, so merge sees it.
   const plan = config.shard ? shardPlan(fullPlan, config.shard) : fullPlan;
   let lease: LeaseHandle | undefined;
@@ -182,11 +244,14 @@ export async function runSession(
       ...config,
       config_version: RUN_CONFIG_VERSION,
       nanobench_version: NANOBENCH_VERSION,
+      // Which scoring rules: compare warns when two runs differ.
+      scoring_rules_version: SCORING_RULES_VERSION,
       ...(config.queue && { queue: redactUrl(config.queue) }),
       agent_info: agentInfo,
       sandbox_used: sandbox.kind,
       ...(sandbox.note && { sandbox_note: sandbox.note }),
       task_digests: taskDigests(tasks),
+      dataset_versions: datasetVersions(config.datasets),
       ...(config.shard && { full_plan_size: fullPlan.length }),
       // Reports read task metadata from here, not from a dataset that may have moved.
       task_meta: taskMetaSnapshot([...new Set(fullPlan.map((s) => s.task))], config.runs),

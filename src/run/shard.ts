@@ -3,7 +3,6 @@
 // paths, no positions), so adding or retiring a task never moves the other trials between
 // shards, and every machine computes the same slices from the same plan.
 import { createHash } from 'node:crypto';
-import type { LoadedTask } from '../task/load.js';
 import { UserError } from '../util/errors.js';
 import type { TrialSpec } from './plan.js';
 
@@ -39,7 +38,9 @@ export function shardPlan(plan: TrialSpec[], shard: Shard): TrialSpec[] {
  * Content digest of each task (what the plan is made of). Stored with a run so `merge` can tell
  * whether shards ran the same tasks even when the dataset lived at different paths.
  */
-export function taskDigests(tasks: LoadedTask[]): Record<string, string> {
+export function taskDigests(
+  tasks: { task: { task_id: string }; digest: string }[],
+): Record<string, string> {
   return Object.fromEntries(
     tasks.map((t) => [t.task.task_id, t.digest]).sort((a, b) => a[0].localeCompare(b[0])),
   );

@@ -8,14 +8,27 @@ import type { TaskMetaMap } from './task-meta.js';
 
 /**
  * 1: runs before this type (no config_version); 2: nanobench_version, sandbox and integrity always
- * present.
+ * present; 3: dataset_versions.
  */
-export const RUN_CONFIG_VERSION = 2;
+export const RUN_CONFIG_VERSION = 3;
+
+/** Which version of a dataset a run ran (from its manifest when it started). */
+export interface DatasetVersion {
+  path: string;
+  name: string;
+  /** null: the dataset has no manifest. */
+  version: string | null;
+  digest: string | null;
+  /** A released version from the archive (DATASET@VERSION): its digests were verified. */
+  archived: boolean;
+}
 
 export interface StoredRunConfig extends RunConfig {
   config_version: number;
   /** The NanoBench that ran it (absent before version 2). */
   nanobench_version?: string;
+  /** The scoring rules it was graded by (src/score/rules.ts); absent: 1 or older. */
+  scoring_rules_version?: number;
   /** Facts about the agent build (Nanocoder version, commit, path). */
   agent_info: Record<string, unknown>;
   /** The isolation this machine gave the agent (bwrap | none-as-nobody | none). */
@@ -27,6 +40,8 @@ export interface StoredRunConfig extends RunConfig {
   full_plan_size?: number;
   /** Task metadata for reports (src/run/task-meta.ts); absent in runs that predate it. */
   task_meta?: TaskMetaMap;
+  /** The dataset versions the run ran (absent before config version 3). */
+  dataset_versions?: DatasetVersion[];
 }
 
 export function readRunConfig(run: RunRecord): StoredRunConfig {

@@ -7,24 +7,29 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { exitKindWithProxy } from '../agent/nanocoder-exit.js';
 import { buildPrompt } from '../agent/prompt.js';
+import type { FilesRead } from '../agent/tool-use.js';
 import type { AgentResult, ExitKind } from '../agent/types.js';
+import { type CriteriaVector, taskCriteria, testCriteriaVector } from '../contracts/criteria.js';
 import { auditTrial, type GuardReport, guardWorkspace } from '../integrity/audit.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import { type ScoreOutcome, score, type TargetTest } from '../score/rules.js';
+import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
-import { InfraError } from '../util/errors.js';
+import { InfraError, UserError } from '../util/errors.js';
 import { GIT_ENV } from '../util/git.js';
 import { ctimeMark } from '../verify/fs-tree.js';
 import { type InfraReport, restoreInfrastructure } from '../verify/harden.js';
 import { targetOutcome, type Verification, verify } from '../verify/verifier.js';
 import type { ChangedPaths } from '../workspace/changes.js';
 import { addedLines, type WorkspaceDiff, workspaceDiff } from '../workspace/diff.js';
+import type { PreparedEnvironment } from '../workspace/environment.js';
 import { type ProvisionResult, provision } from '../workspace/provision.js';
 import { withSession } from '../workspace/sandbox/session.js';
 import type { SandboxDriver, SessionReport } from '../workspace/sandbox/types.js';
 import { resolveSource } from '../workspace/source.js';
 import type { TrialSpec } from './plan.js';
 import type { TrialEnv } from './trial.js';
+import { containerInstaller, prepareEnvironment, resourcesOf } from './trial-environment.js';
 
 /** Where a trial can fail. Harness phases in order, then the two that can happen anywhere. */
 export const STAGES = [
@@ -84,7 +89,7 @@ export const DEFAULT_SERVICES: TrialServices = {
 
 /** Everything a trial's phases share: its coordinates, paths and the services. */
 export interface TrialScope {
-  spec: TrialSpec;
+  spec: TrialSpec & { task: LoadedTask<ResolvedTask> };
   env: TrialEnv;
   task: ResolvedTask;
   ws: string;
@@ -94,17 +99,34 @@ export interface TrialScope {
   services: TrialServices;
   /** The overlay's upper layer, once provisioned on one (sandboxes chown only what it holds). */
   upper?: string;
+  /** The container image of the trial's sessions (container sandboxes only; set by provision). */
+  environment?: PreparedEnvironment;
+}
+
+/** What every session of the trial adds under a container sandbox: its image and limits. */
+export function containerSession(s: TrialScope) {
+  return s.environment ? { image: s.environment.id, resources: resourcesOf(s.task) } : {};
 }
 
 // ---- provision ----
 
 export async function provisionPhase(s: TrialScope): Promise<ProvisionResult> {
+  s.environment = await prepareEnvironment(s.sandbox, s.spec.task, s.env.paths.cacheDir);
   const prov = await s.services.provision(
     s.env.paths.cacheDir,
     s.task,
     resolveSource(s.spec.task, s.env.mirrorDir),
     s.ws,
-    { mode: s.env.provision, owner: s.sandbox.user },
+    {
+      mode: s.env.provision,
+      owner: s.sandbox.user,
+      environment:
+        s.environment &&
+        containerInstaller(s.sandbox, s.environment, {
+          runId: s.env.runId,
+          resources: resourcesOf(s.task),
+        }),
+    },
   );
   s.upper = prov.layers?.upper;
   return prov;
@@ -135,6 +157,7 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
       endpoint,
       tag: randomUUID(),
       runId: s.env.runId,
+      ...containerSession(s),
     },
     (session) =>
       s.env.agent.run({
@@ -147,7 +170,11 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
         provider: spec.provider,
         model: spec.model,
         attempt: spec.attempt,
-        endpoint: endpoint && { baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey },
+        endpoint: endpoint && {
+          baseUrl: endpoint.baseUrl,
+          apiKey: endpoint.apiKey,
+          kind: endpoint.kind,
+        },
         signal: s.env.signal,
         sandbox: session,
       }),
@@ -158,6 +185,8 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
 interface LastReply {
   status: number;
   message: string;
+  /** The proxy's reading of the failure in its provider's format (src/provider/kinds.ts). */
+  class?: string;
 }
 
 /**
@@ -239,6 +268,7 @@ export async function verifyPhase(s: TrialScope, prov: ProvisionResult): Promise
         home: join(s.scratch, 'verify-home'),
         tag: randomUUID(),
         runId: s.env.runId,
+        ...containerSession(s),
       },
       (session) =>
         s.services.verify(s.ws, prov.baselineTree, s.task, s.scratch, session.wrap.bind(session)),
@@ -263,6 +293,8 @@ export interface Graded {
   passToPass: TargetTest[];
   /** Target ids no suite reported although their suite ran and reported (stale lists?). */
   missing: string[];
+  /** The evaluator's criteria vector (src/contracts/criteria.ts); absent when they are invalid. */
+  criteria?: CriteriaVector;
 }
 
 export function scorePhase(
@@ -270,6 +302,7 @@ export function scorePhase(
   change: Change,
   v: Verification,
   agentExit: ExitKind,
+  filesRead?: FilesRead,
 ): Graded {
   const targets = (ids: string[]) =>
     ids.map((id) => ({ id, suite: id.split('::')[0], ...targetOutcome(v, id) }));
@@ -293,6 +326,24 @@ export function scorePhase(
     failureText: v.suites.map((x) => x.stderr).join('\n'),
     agentAddedLines: addedLines(change.diff.patch),
     existsAtBase: s.services.symbolAtBase(s.ws, s.task.base_commit),
+    filesRead,
   });
-  return { outcome, failToPass, passToPass, missing };
+  return {
+    outcome,
+    failToPass,
+    passToPass,
+    missing,
+    criteria: criteriaOf(s.task, [...failToPass, ...passToPass]),
+  };
+}
+
+/** The criteria vector of a graded trial; undefined when the task's criteria do not fit its lists. */
+function criteriaOf(task: ResolvedTask, targets: TargetTest[]): CriteriaVector | undefined {
+  const passed = new Map(targets.map((t) => [t.id, t.passed]));
+  try {
+    return testCriteriaVector(taskCriteria(task), (id) => passed.get(id) ?? false).vector;
+  } catch (e) {
+    if (e instanceof UserError) return undefined; // `nanobench contracts` names the problem
+    throw e;
+  }
 }

@@ -4,15 +4,20 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { buildPrompt } from '../agent/prompt.js';
 import type { Agent, AgentResult, ExitKind } from '../agent/types.js';
 import { applyIntegrity, type IntegrityMode } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
+import { SCORING_RULES_VERSION, type TargetTest } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
+import { isHarborLoaded, type LoadedTask } from '../task/load.js';
+import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import type { Verification } from '../verify/verifier.js';
 import type { ChangedPaths } from '../workspace/changes.js';
 import type { WorkspaceDiff } from '../workspace/diff.js';
+import type { PreparedEnvironment } from '../workspace/environment.js';
 import { type ProvisionMode, releaseWorkspace } from '../workspace/layers.js';
 import { noneDriver } from '../workspace/sandbox/none.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
@@ -57,11 +62,14 @@ export interface TrialEnv {
 
 function saveArtifacts(
   dir: string,
+  prompt: string,
   agent?: AgentResult,
   diff?: WorkspaceDiff,
   v?: Verification,
 ): void {
   mkdirSync(dir, { recursive: true });
+  // What the agent was asked, kept with its answer: the viewer shows it without the dataset.
+  writeFileSync(join(dir, 'prompt.md'), prompt);
   if (agent) {
     writeFileSync(join(dir, 'agent.stdout'), agent.stdout);
     writeFileSync(join(dir, 'agent.stderr'), agent.stderr);
@@ -112,7 +120,11 @@ export function emptyRecord(
 }
 
 /** Runs one phase: its time goes into the record, and any failure gets the phase's stage. */
-async function phase<T>(rec: TrialRecord, stage: Stage, fn: () => T | Promise<T>): Promise<T> {
+export async function phase<T>(
+  rec: TrialRecord,
+  stage: Stage,
+  fn: () => T | Promise<T>,
+): Promise<T> {
   const started = Date.now();
   try {
     return await fn();
@@ -126,7 +138,7 @@ async function phase<T>(rec: TrialRecord, stage: Stage, fn: () => T | Promise<T>
 }
 
 /** Any failure as an InfraError with a trial stage: its own when it names one, else the phase's. */
-function asInfra(e: unknown, stage: Stage): InfraError {
+export function asInfra(e: unknown, stage: Stage): InfraError {
   if (e instanceof InfraError)
     return (STAGES as readonly string[]).includes(e.stage)
       ? e
@@ -140,7 +152,12 @@ function asInfra(e: unknown, stage: Stage): InfraError {
  * harness phase succeeded, and stored as an infra error (never scored) otherwise. Teardown
  * (stop the endpoint, save artifacts, remove the workspace) runs whatever happened.
  */
-export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRecord> {
+export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRecord> {
+  if (isHarborLoaded(given.task)) {
+    const { runHarborTrial } = await import('../harbor/trial.js');
+    return runHarborTrial({ ...given, task: given.task }, env);
+  }
+  const spec = given as TrialSpec & { task: LoadedTask<ResolvedTask> };
   const startedAt = new Date();
   const scope: TrialScope = {
     spec,
@@ -167,6 +184,7 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
         ms: prov.provisionMs,
         ...(prov.layers.fallback && { fallback: prov.layers.fallback }),
       };
+    if (scope.environment) rec.details.environment = environmentDetails(scope.environment);
 
     endpoint = env.endpointFor?.(spec, { artifactsDir: scope.artifactsDir });
     agent = await phase(rec, 'agent', () => agentPhase(scope, endpoint));
@@ -190,7 +208,8 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     const infra = await phase(rec, 'harden', () => hardenPhase(scope, prov, agent!.since, changed));
     verification = await phase(rec, 'verify', () => verifyPhase(scope, prov));
     const v = verification;
-    const graded = await phase(rec, 'score', () => scorePhase(scope, change!, v, exit));
+    const read = agent.result.toolUse?.files_read;
+    const graded = await phase(rec, 'score', () => scorePhase(scope, change!, v, exit, read));
     recordScore(rec, graded, v, agent.result.timedOut);
     const a = agent;
     const c = change;
@@ -228,7 +247,8 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
     const started = Date.now();
     endpoint?.finish?.(); // stop serving this trial even when the agent threw
     try {
-      saveArtifacts(scope.artifactsDir, agent?.result, change?.diff, verification);
+      const prompt = buildPrompt(scope.task, spec.mode);
+      saveArtifacts(scope.artifactsDir, prompt, agent?.result, change?.diff, verification);
     } catch {
       // artifacts are best effort; the record is what counts
     }
@@ -248,20 +268,34 @@ export async function runTrial(spec: TrialSpec, env: TrialEnv): Promise<TrialRec
   return rec;
 }
 
+/** The container image a trial ran in, and whether this trial had to build it. */
+export function environmentDetails(e: PreparedEnvironment) {
+  return { image: e.id, ref: e.ref, built: e.built, build_ms: e.buildMs, workdir: e.workdir };
+}
+
 /** What the agent phase tells the record; returns the exit kind the scorer sees. */
-function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialEndpoint): ExitKind {
+export function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialEndpoint): ExitKind {
   const r = a.result;
   rec.details.sandbox = {
     kind: a.session.kind,
     containment: a.session.containment,
     limits: a.session.limits,
     ...(endpoint &&
-      a.session.kind === 'bwrap' && { endpoint_connections: a.session.endpointConnections }),
+      a.session.kind !== 'none' &&
+      a.session.kind !== 'none-as-nobody' && {
+        endpoint_connections: a.session.endpointConnections,
+      }),
   };
   rec.timed_out = r.timedOut;
   Object.assign(rec.details, { agent_exit_code: r.exitCode, agent_ms: r.durationMs });
   if (r.meta) rec.details.agent_meta = r.meta;
   if (r.usage) rec.details.usage = r.usage;
+  // What the agent did with its tools and which files it read (the context-reading signal).
+  if (r.toolUse) {
+    const { files_read, ...calls } = r.toolUse;
+    rec.details.tool_calls = calls;
+    rec.details.files_read = files_read;
+  }
   // The proxy's account: tokens, requests, retries, latency, errors, temperature sent, cost.
   if (a.telemetry) {
     rec.details.proxy = a.telemetry.details;
@@ -281,6 +315,13 @@ function recordChange(rec: TrialRecord, r: AgentResult, diff: WorkspaceDiff): vo
     if (reported.join('\n') !== diff.files.join('\n')) rec.flags.push('files_changed_disagree');
   }
 }
+
+/** A failed target keeps (the start of) its message: why it failed, without the suite's output. */
+const targetRecord = (t: TargetTest) => ({
+  id: t.id,
+  passed: t.passed,
+  ...(!t.passed && t.message && { message: t.message.slice(0, 2000) }),
+});
 
 function recordScore(rec: TrialRecord, g: Graded, v: Verification, timedOut: boolean): void {
   const targets = [...g.failToPass, ...g.passToPass];
@@ -302,10 +343,11 @@ function recordScore(rec: TrialRecord, g: Graded, v: Verification, timedOut: boo
     rec.details.missing_targets = { count: g.missing.length, ids: g.missing.slice(0, 20) };
   }
   Object.assign(rec.details, {
+    scoring_rules_version: SCORING_RULES_VERSION,
     explanation: g.outcome.explanation,
     symbol: g.outcome.symbol,
-    fail_to_pass: g.failToPass.map((t) => ({ id: t.id, passed: t.passed })),
-    pass_to_pass: g.passToPass.map((t) => ({ id: t.id, passed: t.passed })),
+    fail_to_pass: g.failToPass.map(targetRecord),
+    pass_to_pass: g.passToPass.map(targetRecord),
     suites: v.suites.map((x) => ({
       name: x.name,
       status: x.status,
@@ -317,4 +359,5 @@ function recordScore(rec: TrialRecord, g: Graded, v: Verification, timedOut: boo
     })),
     verifier_ms: v.durationMs,
   });
+  if (g.criteria) rec.details.criteria = g.criteria;
 }

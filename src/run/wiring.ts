@@ -4,12 +4,15 @@
 // list of what it hides is written here once.
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
+import { isHarborTask } from '../harbor/task.js';
 import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
+import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import { isLlmAgent, type RunConfig } from './config.js';
 import type { TrialSpec } from './plan.js';
+import { hasEnvironment } from './trial-environment.js';
 
 export interface RunWiring {
   agent: Agent;
@@ -30,11 +33,28 @@ export interface WiringOptions {
 
 export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunWiring> {
   const agent = o.agent ?? (await createAgent(config));
+  // Before choosing a sandbox (whose warnings would come first): Harbor tasks need a container.
+  const harbor = o.plan?.find((s) => isHarborTask(s.task.task));
+  if (harbor && config.sandbox !== 'podman' && config.sandbox !== 'docker')
+    throw new UserError(
+      'NEEDS_CONTAINER',
+      `task ${harbor.task.task.task_id} is a Harbor task: it runs in its environment image, so use --sandbox podman (or docker)`,
+    );
   const sandbox = await selectSandbox(config.sandbox ?? 'auto', {
     protectedPaths: [...new Set([PACKAGE_ROOT, ...o.protectedPaths])],
     warn: o.log,
     llmAgent: isLlmAgent(config.agent),
+    image: config.image,
+    buildArgs: config.buildArgs,
   });
+  if (sandbox.container && !sandbox.container.defaultImage) {
+    const bare = o.plan?.find((s) => !hasEnvironment(s.task.task));
+    if (bare)
+      throw new UserError(
+        'NO_IMAGE',
+        `--sandbox ${sandbox.kind}: task ${bare.task.task.task_id} declares no environment; give the image it runs in with --image REF`,
+      );
+  }
   const llm = config.models.some((m) => m.provider !== 'none');
   const endpoints = await startEndpoints(config, llm, o.plan);
   return { agent, sandbox, endpoints };

@@ -12,10 +12,28 @@ export const LABELS = {
   incorrect_fix: { level: '2', base: 0 },
   /** Reported instead of the two Level-4 labels when the human audit agrees < 90%. */
   implementation_error: { level: '4', base: 0 },
+  // Harbor tasks (src/harbor/score.ts): the verifier's reward is the score; the labels above that
+  // need a PR's facts (required files, fail_to_pass, symbols) do not apply to them.
+  /** A Harbor task's reward between 0 and 1 (the score is the reward). */
+  partial_reward: { level: '2', base: 0 },
+  /** A Harbor task's reward of 0 (or less). */
+  no_reward: { level: '2', base: 0 },
 } as const;
+
+/** The labels a Harbor task can get; every other label needs facts only PR tasks have. */
+export const HARBOR_LABELS = ['pass', 'partial_reward', 'no_reward', 'context_window_exceeded'];
 
 export type Label = keyof typeof LABELS;
 export type ConfidenceLevel = (typeof LABELS)[Label]['level'];
 
 /** Navigation mode: a failed run that touched a required file still earns this much. */
 export const PATHFINDING_CREDIT = 0.1;
+
+/**
+ * The whitepaper's "files_read is high" (§9, insufficient_context_read; §2 calls it context
+ * explosion, "reading dozens of irrelevant files"): at least this many distinct files read.
+ * It gives no number; ten is more than a fix usually needs to read and reachable in any
+ * repository a benchmark task comes from (each example repository has more than ten files
+ * outside its tasks' required_files).
+ */
+export const CONTEXT_EXPLOSION_FILES = 10;

@@ -1,7 +1,22 @@
 // The ordered, deterministic scoring rules (docs/ARCHITECTURE.md, "Scoring"). First match wins.
-// No model is involved anywhere: inputs are the diff, the test outcomes and the agent's exit.
+// No model is involved anywhere: inputs are the diff, the test outcomes, the agent's exit and
+// the files it read (its tool calls).
+
+/**
+ * Which rules scored a trial; every run records it, and `compare` warns when two runs differ.
+ * 1: the rules until files read entered them. 2: navigation-mode insufficient_context_read needs
+ * the whitepaper's signal, at least CONTEXT_EXPLOSION_FILES files read (else zero_signal).
+ */
+export const SCORING_RULES_VERSION = 2;
+
 import type { ExitKind, Mode } from '../agent/types.js';
-import { type ConfidenceLevel, LABELS, type Label, PATHFINDING_CREDIT } from './labels.js';
+import {
+  CONTEXT_EXPLOSION_FILES,
+  type ConfidenceLevel,
+  LABELS,
+  type Label,
+  PATHFINDING_CREDIT,
+} from './labels.js';
 import { defines, isInterfaceMismatch, missingSymbols, references } from './symbols.js';
 
 export interface TargetTest {
@@ -26,6 +41,11 @@ export interface ScoreInput {
   agentAddedLines: string[];
   /** Whether `sym` appears in the repository at base_commit (without the PR's test files). */
   existsAtBase: (sym: string) => boolean;
+  /**
+   * Distinct files the agent read and the required ones among them, from its tool calls;
+   * undefined when the agent reports no tool calls (command and control agents).
+   */
+  filesRead?: { count: number; required: string[] };
 }
 
 export interface ScoreOutcome {
@@ -37,6 +57,49 @@ export interface ScoreOutcome {
   /** The symbol that made a run hallucinated_api. */
   symbol?: string;
 }
+
+/**
+ * The rule behind each label, numbered in the order classify() tries them, in a reader's words
+ * (the viewer shows it beside the explanation). Keep in step with classify() below.
+ */
+export const RULES: Record<Label, { rule: number | null; when: string }> = {
+  context_window_exceeded: {
+    rule: 1,
+    when: 'the agent stopped on a context-length, rate-limit or quota error before changing any file',
+  },
+  pass: {
+    rule: 2,
+    when: 'every fail_to_pass and pass_to_pass test passes (checked before the required files)',
+  },
+  insufficient_context_read: {
+    rule: 3,
+    when: 'navigation mode: the change touches none of the required files',
+  },
+  zero_signal: { rule: 3, when: 'hinted mode: the change touches none of the required files' },
+  hallucinated_api: {
+    rule: 4,
+    when: 'no fail_to_pass test passes and the failures name a symbol the change uses that exists neither at base nor in the change',
+  },
+  wrong_abstraction_layer: {
+    rule: 5,
+    when: 'no fail_to_pass test passes and the failures are an interface mismatch (arity, keywords, argument types, not a constructor)',
+  },
+  partial_fix_only: { rule: 6, when: 'at least half of the fail_to_pass tests pass' },
+  missing_cross_language_change: {
+    rule: 7,
+    when: "navigation mode, several languages: one language's tests all pass while another's fail",
+  },
+  incorrect_fix: { rule: 8, when: 'none of the rules above matched' },
+  partial_reward: {
+    rule: null,
+    when: "Harbor task: the verifier's reward is above 0 and below 1 (the score is the reward)",
+  },
+  no_reward: { rule: null, when: "Harbor task: the verifier's reward is 0 or less" },
+  implementation_error: {
+    rule: null,
+    when: 'hallucinated_api or wrong_abstraction_layer, shown as implementation_error because the latest Level-4 audit agreed on less than 90%',
+  },
+};
 
 const STOPPED_BEFORE_EDIT: ExitKind[] = ['context_exceeded', 'rate_limited', 'quota_exceeded'];
 
@@ -99,11 +162,28 @@ function classify(input: ScoreInput): ScoreOutcome {
     return outcome('pass', `all tests pass (${counts})`, { flags });
   }
 
-  // 3. No required file touched.
-  if (overlap.length === 0)
-    return input.mode === 'navigation'
-      ? outcome('insufficient_context_read', `changed none of the required files (${counts})`)
-      : outcome('zero_signal', `changed none of the required files in hinted mode (${counts})`);
+  // 3. No required file touched. In navigation mode that is insufficient_context_read only on
+  // the whitepaper's signal (§9): many files read while the change misses the required ones.
+  // Without it nothing says the agent explored and got lost: zero_signal, as in hinted mode.
+  if (overlap.length === 0) {
+    if (input.mode !== 'navigation')
+      return outcome(
+        'zero_signal',
+        `changed none of the required files in hinted mode (${counts})`,
+      );
+    const read = input.filesRead;
+    if (read && read.count >= CONTEXT_EXPLOSION_FILES)
+      return outcome(
+        'insufficient_context_read',
+        `${readText(read.count, read.required.length, input.requiredFiles.length)}, and changed none of the required files (${counts})`,
+      );
+    return outcome(
+      'zero_signal',
+      read
+        ? `changed none of the required files; ${readText(read.count, read.required.length, input.requiredFiles.length)}, fewer than the ${CONTEXT_EXPLOSION_FILES} insufficient_context_read needs (${counts})`
+        : `changed none of the required files; the agent reports no files read, which insufficient_context_read needs (${counts})`,
+    );
+  }
 
   const failedText = [...f2p, ...p2p]
     .filter((t) => !t.passed)
@@ -150,4 +230,14 @@ function classify(input: ScoreInput): ScoreOutcome {
 
   // 8. Everything else.
   return outcome('incorrect_fix', `fix is incorrect (${counts})`);
+}
+
+/** "read 41 files, none of the required ones" and the like. */
+export function readText(count: number, requiredRead: number, requiredTotal: number): string {
+  const files = `read ${count} file${count === 1 ? '' : 's'}`;
+  if (requiredTotal === 0) return files;
+  if (requiredRead === 0) return `${files}, none of the required ones`;
+  if (requiredRead === requiredTotal)
+    return `${files}, ${requiredTotal === 1 ? 'the required one' : `all ${requiredTotal} required ones`}`;
+  return `${files}, ${requiredRead} of the ${requiredTotal} required ones`;
 }

@@ -115,3 +115,31 @@ export function getOrInit<K, V>(m: Map<K, V>, key: K, init: () => V): V {
 /** Group keys are joined with NUL: no provider, model, task id or mode contains one. */
 export const joinKey = (...parts: string[]) => parts.join('\u0000');
 export const splitKey = (key: string) => key.split('\u0000');
+
+const DIGITS = /\d+|\D+/g;
+
+/**
+ * Natural order: runs of digits compare by value (task-2 before task-10, 007 after 7 only when
+ * otherwise equal), everything else by code unit. Deterministic on every machine (no locale).
+ */
+export function naturalCompare(a: string, b: string): number {
+  if (a === b) return 0;
+  const x = a.match(DIGITS) ?? [];
+  const y = b.match(DIGITS) ?? [];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const p = x[i];
+    const q = y[i];
+    if (p === q) continue;
+    const pd = p.charCodeAt(0) >= 48 && p.charCodeAt(0) <= 57;
+    const qd = q.charCodeAt(0) >= 48 && q.charCodeAt(0) <= 57;
+    if (pd && qd) {
+      const ps = p.replace(/^0+(?=\d)/, '');
+      const qs = q.replace(/^0+(?=\d)/, '');
+      if (ps.length !== qs.length) return ps.length - qs.length;
+      if (ps !== qs) return ps < qs ? -1 : 1;
+      continue; // same value, different zero padding: decided by the plain order below
+    }
+    return p < q ? -1 : 1;
+  }
+  return x.length - y.length || (a < b ? -1 : 1);
+}

@@ -1,8 +1,19 @@
 // Comparing two runs (BASE -> CANDIDATE): per provider/model/mode and overall, a verdict by the
 // interval-overlap rule, plus label shifts. Only cells (provider, model, task, mode) present in
-// both runs are compared, so a changed task set can never pass for a change in the agent; what
-// was left out is reported as a warning.
-import { getOrInit, joinKey, type Rate, splitKey, Tally, type TrialOutcome } from './aggregate.js';
+// both runs are compared, so a changed task set can never pass for a change in the agent; tier 3-4
+// cells with fewer than five scored runs on a side are left out of the verdicts (whitepaper
+// §8.5: such scores need five runs before a regression claim). What was left out, and runs scored
+// by different rules, are reported as warnings.
+import { type AuditSummary, applyAudit } from '../audit/policy.js';
+import {
+  getOrInit,
+  joinKey,
+  naturalCompare,
+  type Rate,
+  splitKey,
+  Tally,
+  type TrialOutcome,
+} from './aggregate.js';
 import { MIN_RUNS_TIER_3_4, undersampled } from './sampling.js';
 import { overlaps, type Verdict, verdict, wilson } from './wilson.js';
 
@@ -45,6 +56,15 @@ export interface Comparison {
   only_in_base: string[];
   only_in_candidate: string[];
   tasks: { shared: number; only_in_base: string[]; only_in_candidate: string[] };
+  /** Shared tier 3-4 cells with too few scored runs on a side: in no verdict ("task p/m mode"). */
+  excluded_undersampled: string[];
+  /** What each run recorded; null for runs recorded before versions were. */
+  versions: {
+    nanobench: { base: string | null; candidate: string | null };
+    scoring_rules: { base: number | null; candidate: number | null };
+  };
+  /** The Level-4 audit both sides' labels follow (the stricter of the two databases'). */
+  audit: AuditSummary | null;
   warnings: string[];
   regressions: number;
   improvements: number;
@@ -110,9 +130,60 @@ function str(x: unknown): string | undefined {
   return typeof x === 'string' || typeof x === 'number' ? String(x) : undefined;
 }
 
+const rulesOf = (c: Record<string, unknown>) =>
+  typeof c.scoring_rules_version === 'number' ? c.scoring_rules_version : null;
+const nanobenchOf = (c: Record<string, unknown>) =>
+  typeof c.nanobench_version === 'string' ? c.nanobench_version : null;
+
+interface RecordedVersion {
+  name: string;
+  version: string | null;
+}
+
+const versionsOf = (c: Record<string, unknown>) =>
+  Array.isArray(c.dataset_versions) ? (c.dataset_versions as RecordedVersion[]) : undefined;
+const showVersions = (v: RecordedVersion[]) =>
+  v.map((d) => `${d.name} ${d.version ?? '(no manifest)'}`).join(' + ') || '(none)';
+
+/**
+ * The runs ran different versions of their datasets (as their manifests said when they started):
+ * a sentence saying which, else undefined. Runs that predate version records cannot tell.
+ */
+export function datasetVersionDifference(base: RunSide, cand: RunSide): string | undefined {
+  const b = versionsOf(base.config);
+  const c = versionsOf(cand.config);
+  if (!b || !c) return undefined;
+  const key = (v: RecordedVersion[]) =>
+    v
+      .map((d) => `${d.name}@${d.version}`)
+      .sort()
+      .join('\n');
+  if (key(b) === key(c)) return undefined;
+  return `the runs are over different dataset versions: base ${showVersions(b)}, candidate ${showVersions(c)}`;
+}
+
 /** Warnings about what differs between the two runs besides the outcomes. */
 export function runDifferences(base: RunSide, cand: RunSide): string[] {
   const w: string[] = [];
+  // Labels (and so label shifts) depend on the rules that scored them: say so first.
+  const [rb, rc] = [rulesOf(base.config), rulesOf(cand.config)];
+  const rules = (v: number | null) => (v === null ? 'not recorded (1 or older)' : String(v));
+  if (rb !== rc)
+    w.push(
+      `scored by different rules: base scoring rules ${rules(rb)}, candidate ${rules(rc)}; a label shift may come from the rules, not the agent (see docs/ARCHITECTURE.md, scoring rules versions)`,
+    );
+  const [nb, nc] = [nanobenchOf(base.config), nanobenchOf(cand.config)];
+  if (nb !== nc)
+    w.push(
+      `NanoBench differs: base ${nb ?? '(not recorded)'}, candidate ${nc ?? '(not recorded)'}`,
+    );
+  const versions = datasetVersionDifference(base, cand);
+  if (versions)
+    w.push(`${versions}; compared on the tasks they share (with their content differences listed)`);
+  else if (!versionsOf(base.config) !== !versionsOf(cand.config))
+    w.push(
+      `the ${versionsOf(base.config) ? 'candidate' : 'base'} run predates dataset version records: whether both ran the same dataset version is unknown`,
+    );
   const bi = (base.config.agent_info ?? {}) as Record<string, unknown>;
   const ci = (cand.config.agent_info ?? {}) as Record<string, unknown>;
   const build = (i: Record<string, unknown>) =>
@@ -145,10 +216,20 @@ export function runDifferences(base: RunSide, cand: RunSide): string[] {
   return w;
 }
 
-export function compareRuns(base: RunSide, cand: RunSide): Comparison {
+export function compareRuns(
+  baseRun: RunSide,
+  candRun: RunSide,
+  audit: AuditSummary | null = null,
+): Comparison {
+  // Both sides' labels read alike: the audit's policy applies to both (src/audit/policy.ts).
+  const base = { ...baseRun, trials: applyAudit(baseRun.trials, audit?.agreement) };
+  const cand = { ...candRun, trials: applyAudit(candRun.trials, audit?.agreement) };
   const baseCells = new Set(base.trials.map(cellOf));
   const candCells = new Set(cand.trials.map(cellOf));
   const shared = (k: string) => baseCells.has(k) && candCells.has(k);
+  const thin = undersampledCells(base, cand, shared);
+  const excluded = new Set(thin.keys());
+  const counted = (k: string) => shared(k) && !excluded.has(k);
   const tallies = new Map<string, { b: Tally; c: Tally }>();
   const allB = new Tally();
   const allC = new Tally();
@@ -157,7 +238,7 @@ export function compareRuns(base: RunSide, cand: RunSide): Comparison {
     [cand.trials, 'c'],
   ] as const)
     for (const t of trials) {
-      if (!shared(cellOf(t))) continue;
+      if (!counted(cellOf(t))) continue;
       const g = groupOf(t);
       getOrInit(tallies, g, () => ({ b: new Tally(), c: new Tally() }))[side].add(t);
       (side === 'b' ? allB : allC).add(t);
@@ -170,28 +251,32 @@ export function compareRuns(base: RunSide, cand: RunSide): Comparison {
     });
   const bGroups = new Set(base.trials.map(groupOf));
   const cGroups = new Set(cand.trials.map(groupOf));
+  // A group whose shared cells were all left out for sampling is not "in one run only".
+  const sharedGroups = new Set(
+    [...baseCells].filter(shared).map((k) => joinKey(...splitKey(k).slice(0, 3))),
+  );
   const bTasks = new Set(base.trials.map((t) => t.task_id));
   const cTasks = new Set(cand.trials.map((t) => t.task_id));
   const tasks = {
     shared: [...bTasks].filter((t) => cTasks.has(t)).length,
-    only_in_base: [...bTasks].filter((t) => !cTasks.has(t)).sort(),
-    only_in_candidate: [...cTasks].filter((t) => !bTasks.has(t)).sort(),
+    only_in_base: [...bTasks].filter((t) => !cTasks.has(t)).sort(naturalCompare),
+    only_in_candidate: [...cTasks].filter((t) => !bTasks.has(t)).sort(naturalCompare),
   };
   const only_in_base = [...bGroups]
-    .filter((g) => !tallies.has(g))
+    .filter((g) => !sharedGroups.has(g))
     .map(show)
     .sort();
   const only_in_candidate = [...cGroups]
-    .filter((g) => !tallies.has(g))
+    .filter((g) => !sharedGroups.has(g))
     .map(show)
     .sort();
   const warnings = runDifferences(base, cand);
   if (tasks.only_in_base.length || tasks.only_in_candidate.length)
     warnings.push(taskSetWarning(tasks));
-  const thin = undersampledCells(base, cand, shared);
-  if (thin.length)
+  const excludedNames = [...thin.values()].sort(naturalCompare);
+  if (excludedNames.length)
     warnings.push(
-      `${thin.length} tier 3-4 cell(s) have fewer than ${MIN_RUNS_TIER_3_4} scored runs on a side (${thin.slice(0, 5).join(', ')}${thin.length > 5 ? ', …' : ''}): the sampling policy wants ${MIN_RUNS_TIER_3_4} before a regression claim`,
+      `${excludedNames.length} tier 3-4 cell(s) left out of every verdict: fewer than ${MIN_RUNS_TIER_3_4} scored runs on a side, and the sampling policy wants ${MIN_RUNS_TIER_3_4} before a regression claim: ${excludedNames.slice(0, 10).join(', ')}${excludedNames.length > 10 ? ', …' : ''}`,
     );
   if (only_in_base.length || only_in_candidate.length)
     warnings.push(
@@ -212,6 +297,12 @@ export function compareRuns(base: RunSide, cand: RunSide): Comparison {
     only_in_base,
     only_in_candidate,
     tasks,
+    excluded_undersampled: excludedNames,
+    versions: {
+      nanobench: { base: nanobenchOf(base.config), candidate: nanobenchOf(cand.config) },
+      scoring_rules: { base: rulesOf(base.config), candidate: rulesOf(cand.config) },
+    },
+    audit,
     warnings,
     regressions: all.filter((g) => g.verdict === 'regression').length,
     improvements: all.filter((g) => g.verdict === 'improvement').length,
@@ -224,8 +315,15 @@ function taskSetWarning(t: Comparison['tasks']): string {
   return `task sets differ: compared on the ${t.shared} shared task(s)${t.only_in_base.length ? `; only in base: ${list(t.only_in_base)}` : ''}${t.only_in_candidate.length ? `; only in candidate: ${list(t.only_in_candidate)}` : ''}`;
 }
 
-/** Shared tier 3-4 cells with fewer scored runs than the policy's minimum, on either side. */
-function undersampledCells(base: RunSide, cand: RunSide, shared: (k: string) => boolean): string[] {
+/**
+ * Shared tier 3-4 cells with fewer scored runs than the policy's minimum on either side: cell
+ * key -> "task provider/model mode".
+ */
+function undersampledCells(
+  base: RunSide,
+  cand: RunSide,
+  shared: (k: string) => boolean,
+): Map<string, string> {
   const tiers = { ...cand.tiers, ...base.tiers };
   const scored = (trials: TrialOutcome[]) => {
     const m = new Map<string, number>();
@@ -235,11 +333,12 @@ function undersampledCells(base: RunSide, cand: RunSide, shared: (k: string) => 
   };
   const b = scored(base.trials);
   const c = scored(cand.trials);
-  const out: string[] = [];
-  for (const k of new Set([...b.keys(), ...c.keys()])) {
+  const out = new Map<string, string>();
+  for (const k of new Set([...base.trials.map(cellOf), ...cand.trials.map(cellOf)])) {
+    if (!shared(k)) continue;
     const [provider, model, mode, task] = splitKey(k);
     if (undersampled(tiers[task], Math.min(b.get(k) ?? 0, c.get(k) ?? 0)))
-      out.push(`${task} ${provider}/${model} ${mode}`);
+      out.set(k, `${task} ${provider}/${model} ${mode}`);
   }
-  return out.sort();
+  return out;
 }

@@ -71,6 +71,12 @@ function differences(inputs: MergeInput[]): string[] {
         out.push(
           `different plans: ${k} of ${other.run.id} (${other.source}) differs from ${first.run.id}`,
         );
+    // Trials scored by different rules would sit in one run under one label set.
+    const rules = (r: RunRecord) => cfg(r).scoring_rules_version ?? null;
+    if (rules(first.run) !== rules(other.run))
+      out.push(
+        `different scoring rules: ${other.run.id} (${other.source}) was scored by rules ${rules(other.run) ?? '(not recorded)'}, ${first.run.id} by ${rules(first.run) ?? '(not recorded)'}`,
+      );
     if (!same(buildIdentity(first.run), buildIdentity(other.run)))
       out.push(
         `different agent builds: ${other.run.id} ran ${JSON.stringify(buildIdentity(other.run))}, ${first.run.id} ran ${JSON.stringify(buildIdentity(first.run))}`,

@@ -48,8 +48,24 @@ export interface RunRecord {
 
 const JSON_COLS = ['files_changed', 'flags', 'details'] as const;
 
+/** What reports and the viewer read of a trial: its outcome and the proxy's counts. */
+const OUTCOME_COLUMNS = `task_id, provider, model, mode, attempt, status, score, label, flags, error,
+  error_stage, error_code,
+  json_extract(details, '$.proxy.tokens.input') AS tokens_in,
+  json_extract(details, '$.proxy.tokens.output') AS tokens_out,
+  json_extract(details, '$.proxy.cost_usd') AS cost_usd`;
+
 /** Most stored JSON values are empty: skip the parser for those. */
 const parseJson = (s: string): unknown => (s === '[]' ? [] : s === '{}' ? {} : JSON.parse(s));
+
+/** A raw trials row (as an array, in `names` order) as a plain object with its JSON parsed. */
+function rowObject(names: string[], row: unknown[]): Record<string, unknown> {
+  const r: Record<string, unknown> = {};
+  for (let i = 0; i < names.length; i++) r[names[i]] = row[i];
+  for (const c of JSON_COLS) r[c] = parseJson(r[c] as string);
+  r.timed_out = r.timed_out === 1;
+  return r;
+}
 
 export type TrialOutcomeRow = Pick<
   TrialRecord,
@@ -73,6 +89,10 @@ export type TrialOutcomeRow = Pick<
   /** details.phase_ms and details.provision.mode: where the trial's time went. */
   phase_ms: Record<string, number> | null;
   provision_mode: string | null;
+  /** From details.files_read (the agent's tool calls); null when the agent reported none. */
+  files_read: number | null;
+  required_read: number | null;
+  required_total: number | null;
 };
 
 export interface RunLease {
@@ -101,6 +121,26 @@ export interface OpenOptions {
    * report, compare, audit export, ci comment, merge inputs, run --resume).
    */
   mustExist?: boolean;
+  /**
+   * Open read-only (implies mustExist): SQLite itself refuses every write, so a reader such as
+   * `nanobench view` cannot change a store a run may be writing. Nothing is migrated either.
+   */
+  readonly?: boolean;
+}
+
+/** A stored trial with its row id: the id the viewer's URLs name. */
+export type StoredTrial = TrialRecord & { id: number };
+
+/** What the viewer lists per trial: outcomes plus the row id and the duration. */
+export type TrialIndexRow = TrialOutcomeRow & { id: number; duration_ms: number };
+
+/** Counts per run for the runs page (one query for the whole store). */
+export interface RunTally {
+  run_id: string;
+  trials: number;
+  scored: number;
+  passed: number;
+  errors: number;
 }
 
 /** A SQLite error that means the file itself is bad, as one line naming the file; else undefined. */
@@ -125,20 +165,34 @@ export class Store {
   private trialColumns?: string[];
 
   static open(path: string, opts: OpenOptions = {}): Store {
+    const mustExist = Boolean(opts.mustExist || opts.readonly);
     // A results root NanoBench creates is its user's alone: it holds the database, the cache and
     // every trial's workspace (an existing directory, e.g. the cwd, is left as it is).
-    if (!opts.mustExist) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    if (!mustExist) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     else if (!existsSync(path))
       throw new UserError('STORE_NOT_FOUND', `${path}: no such results database (check --db)`);
     let db: Database.Database | undefined;
     try {
-      db = new Database(path, { fileMustExist: Boolean(opts.mustExist) });
+      db = new Database(path, { fileMustExist: mustExist, readonly: Boolean(opts.readonly) });
       // Before anything writes: an empty file or another program's SQLite database is left as is.
-      if (opts.mustExist && db.pragma('user_version', { simple: true }) === 0)
+      if (mustExist && db.pragma('user_version', { simple: true }) === 0)
         throw new UserError(
           'STORE_NOT_NANOBENCH',
           `${path}: not a NanoBench results database (no runs were ever stored in it; check --db)`,
         );
+      if (opts.readonly) {
+        db.pragma('busy_timeout = 5000');
+        const version = db.pragma('user_version', { simple: true }) as number;
+        // Older schemas lack columns the queries read, and a read-only store cannot migrate.
+        if (version !== MIGRATIONS.length)
+          throw new UserError(
+            'STORE_VERSION',
+            version > MIGRATIONS.length
+              ? `${path}: written by a newer NanoBench (schema ${version}); upgrade NanoBench`
+              : `${path}: written by an older NanoBench (schema ${version} of ${MIGRATIONS.length}); run "nanobench report --db ${path}" once to upgrade it, then open it read-only`,
+          );
+        return new Store(db, path);
+      }
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');
@@ -318,32 +372,22 @@ export class Store {
     // Rows come back as arrays (every column but the row id) and are built as plain objects
     // here: cheaper than better-sqlite3's row objects, and no `delete` of the id (which turns V8
     // objects into slow dictionaries). A large run loads several times faster.
-    this.trialColumns ??= (this.db.pragma('table_info(trials)') as { name: string }[])
-      .map((c) => c.name)
-      .filter((n) => n !== 'id');
-    const names = this.trialColumns;
+    const names = this.columns();
     const rows = this.db
       .prepare(`SELECT ${names.join(', ')} FROM trials WHERE run_id = ? ORDER BY id`)
       .raw()
       .all(runId) as unknown[][];
-    return rows.map((row) => {
-      const r: Record<string, unknown> = {};
-      for (let i = 0; i < names.length; i++) r[names[i]] = row[i];
-      for (const c of JSON_COLS) r[c] = parseJson(r[c] as string);
-      r.timed_out = r.timed_out === 1;
-      return r as unknown as TrialRecord;
-    });
+    return rows.map((row) => rowObject(names, row) as unknown as TrialRecord);
   }
 
   /** What reports and comparisons read, without the telemetry (details, files): light on big runs. */
   trialOutcomes(runId: string): TrialOutcomeRow[] {
     const rows = this.db
       .prepare(
-        `SELECT task_id, provider, model, mode, attempt, status, score, label, flags, error,
-           error_stage, error_code,
-           json_extract(details, '$.proxy.tokens.input') AS tokens_in,
-           json_extract(details, '$.proxy.tokens.output') AS tokens_out,
-           json_extract(details, '$.proxy.cost_usd') AS cost_usd,
+        `SELECT ${OUTCOME_COLUMNS},
+           json_extract(details, '$.files_read.count') AS files_read,
+           json_array_length(details, '$.files_read.required') AS required_read,
+           json_extract(details, '$.files_read.required_total') AS required_total,
            json_extract(details, '$.phase_ms') AS phase_ms,
            json_extract(details, '$.provision.mode') AS provision_mode
          FROM trials WHERE run_id = ? ORDER BY id`,
@@ -357,6 +401,63 @@ export class Store {
       r.phase_ms = r.phase_ms ? parseJson(r.phase_ms as string) : null;
     }
     return rows as TrialOutcomeRow[];
+  }
+
+  // ---- the viewer's reads (src/view/) ----
+
+  /** The trials table's columns but the row id. */
+  private columns(): string[] {
+    this.trialColumns ??= (this.db.pragma('table_info(trials)') as { name: string }[])
+      .map((c) => c.name)
+      .filter((n) => n !== 'id');
+    return this.trialColumns;
+  }
+
+  /** One trial of a run by its row id (undefined when the run has no such trial). */
+  trial(runId: string, id: number): StoredTrial | undefined {
+    const names = this.columns();
+    const row = this.db
+      .prepare(`SELECT id, ${names.join(', ')} FROM trials WHERE run_id = ? AND id = ?`)
+      .raw()
+      .get(runId, id) as unknown[] | undefined;
+    if (!row) return undefined;
+    return { ...rowObject(names, row.slice(1)), id: row[0] } as StoredTrial;
+  }
+
+  /** Every trial of a run as the viewer lists it: outcomes, row id and duration, oldest first. */
+  trialIndex(runId: string): TrialIndexRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT id, duration_ms, ${OUTCOME_COLUMNS}
+         FROM trials WHERE run_id = ? ORDER BY id`,
+      )
+      .all(runId) as (Omit<TrialIndexRow, 'flags'> & { flags: unknown })[];
+    for (const r of rows) r.flags = parseJson(r.flags as string);
+    return rows as TrialIndexRow[];
+  }
+
+  /** Trial counts and pass counts of every run, in one query (the runs page). */
+  runTallies(): RunTally[] {
+    return this.db
+      .prepare(
+        `SELECT run_id, count(*) AS trials,
+           sum(status = 'scored') AS scored,
+           sum(status = 'scored' AND label = 'pass') AS passed,
+           sum(status = 'error') AS errors
+         FROM trials GROUP BY run_id`,
+      )
+      .all() as RunTally[];
+  }
+
+  /** How far a run has come: what a live page polls (cheap: an index lookup). */
+  runProgress(runId: string): { status: RunRecord['status']; trials: number; last_id: number } {
+    const run = this.db.prepare('SELECT status FROM runs WHERE id = ?').get(runId) as
+      | { status: RunRecord['status'] }
+      | undefined;
+    const t = this.db
+      .prepare('SELECT count(*) AS n, coalesce(max(id), 0) AS last FROM trials WHERE run_id = ?')
+      .get(runId) as { n: number; last: number };
+    return { status: run?.status ?? 'interrupted', trials: t.n, last_id: t.last };
   }
 }
 

@@ -21,3 +21,14 @@ export const sha256 = (s: string) => `sha256:${createHash('sha256').update(s).di
 export function taskDigest(task: Task): string {
   return sha256(canonicalJson(task));
 }
+
+/**
+ * Digest of what a task asks and how it is graded: the task without its governance fields
+ * (status, disputes). Activating, marking saturated or recording a dispute leaves it unchanged,
+ * so calibration observations and gate evidence stay attached to the task through them; any
+ * other edit changes it, and the task returns to calibrating.
+ */
+export function contentDigest(task: Task): string {
+  const { status: _status, disputes: _disputes, ...content } = task;
+  return sha256(canonicalJson(content));
+}

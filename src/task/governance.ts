@@ -64,6 +64,46 @@ export function retireTask(file: string, reason: string, version?: string): RawT
   });
 }
 
+/** Calibrated: a calibrating task becomes active, with the record of what calibrated it. */
+export function activateTask(
+  file: string,
+  activated: Record<string, unknown>,
+  saturated?: Record<string, unknown>,
+): RawTask {
+  return edit(file, (raw) => {
+    const state = (raw.status as { state?: string } | undefined)?.state ?? 'active';
+    if (state !== 'calibrating')
+      throw new UserError(
+        'NOT_CALIBRATING',
+        `${file}: the task is ${state}; only a calibrating task is activated (nanobench task recalibrate returns one to calibrating)`,
+      );
+    raw.status = { state: 'active', activated, ...(saturated && { saturated }) };
+  });
+}
+
+/** Record why an active, saturated task stays active. */
+export function keepSaturated(file: string, saturated: Record<string, unknown>): RawTask {
+  return edit(file, (raw) => {
+    const status = (raw.status as Record<string, unknown> | undefined) ?? { state: 'active' };
+    if (status.state !== 'active')
+      throw new UserError(
+        'NOT_ACTIVE',
+        `${file}: the task is ${String(status.state)}; only an active task is kept despite saturation`,
+      );
+    raw.status = { ...status, saturated };
+  });
+}
+
+/** Back to calibrating (its content changed, or a retired task returns): records dropped. */
+export function recalibrateTask(file: string): RawTask {
+  return edit(file, (raw) => {
+    const state = (raw.status as { state?: string } | undefined)?.state ?? 'active';
+    if (state === 'calibrating')
+      throw new UserError('ALREADY_CALIBRATING', `${file}: the task is already calibrating`);
+    raw.status = { state: 'calibrating' };
+  });
+}
+
 interface Dispute {
   opened_at: string;
   by: string;

@@ -269,7 +269,8 @@ export function importFrom(gitDir: string, location: string, o: ImportOptions): 
         : show('%an')
       ).trim() || placeholder('the PR author'),
     merged_at: new Date(show('%cI').trim()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    status: { state: 'active' },
+    // A new task is observed before it counts: nanobench task activate, after calibration.
+    status: { state: 'calibrating' },
   };
   notes.push(
     `golden patch: ${sources.length} file(s); test_patch: ${tests.length} file(s)${tests.length ? '' : ' (none: the verifier can only use tests already at base)'}${excluded.length ? `; excluded: ${excluded.join(', ')}` : ''}`,
@@ -325,6 +326,6 @@ export function scaffoldTask(taskId: string): Record<string, unknown> {
     timeouts: { agent_sec: 900, verifier_sec: 300 },
     contributor: todo('the PR author'),
     merged_at: todo("the PR commit's committer date, e.g. 2026-01-15T00:00:00Z"),
-    status: { state: 'active' },
+    status: { state: 'calibrating' },
   };
 }

@@ -2,12 +2,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ZodIssue } from 'zod';
+import { type HarborTask, harborDigest, harborTaskDirs, loadHarborTask } from '../harbor/task.js';
 import { UserError } from '../util/errors.js';
 import { taskDigest } from './digest.js';
 import { findPlaceholders } from './placeholders.js';
 import { type Task, TaskSchema } from './schema.js';
 
-export interface LoadedTask<T extends Task = Task> {
+export interface LoadedTask<T extends Task | HarborTask = Task> {
   task: T;
   /** Absolute path of the task file. */
   file: string;
@@ -16,6 +17,12 @@ export interface LoadedTask<T extends Task = Task> {
   /** Content digest of the task as written (src/task/manifest.ts), taken before any patch is derived. */
   digest: string;
 }
+
+/** A task of either kind: schema v1 (a PR task) or a Harbor task directory. */
+export type AnyLoadedTask = LoadedTask<Task> | LoadedTask<HarborTask>;
+
+export const isHarborLoaded = (t: { task: unknown }): t is LoadedTask<HarborTask> =>
+  (t.task as { kind?: unknown }).kind === 'harbor';
 
 export function formatIssue(file: string, issue: ZodIssue): string {
   const field = issue.path.length ? issue.path.join('.') : '(top level)';
@@ -71,6 +78,56 @@ export function datasetDirOf(file: string): string {
 /** The dataset manifest (src/task/manifest.ts), never a task even when it sits beside them. */
 export const MANIFEST_FILE = 'dataset.json';
 
+/**
+ * A directory archive/<V>/ of a dataset whose manifest says version V is a released version
+ * (src/task/archive.ts): it runs exactly as released or not at all. Every task must be the one
+ * its manifest lists, with the same digest, and nothing else.
+ */
+export function verifyArchivedRelease(dir: string, tasks: LoadedTask[]): void {
+  const manifestFile = join(dir, MANIFEST_FILE);
+  if (basename(dirname(dir)) !== 'archive' || !existsSync(manifestFile)) return;
+  let m: { version?: unknown; tasks?: { task_id: string; file: string; digest: string }[] };
+  try {
+    m = JSON.parse(readFileSync(manifestFile, 'utf8'));
+  } catch {
+    return; // not a release's manifest; loadManifest names the problem where one is read
+  }
+  if (m.version !== basename(dir) || !Array.isArray(m.tasks)) return;
+  const fix =
+    'an archived version is never edited: restore it from version control, or release a new version';
+  const listed = new Map(m.tasks.map((t) => [t.task_id, t]));
+  const problems: string[] = [];
+  for (const t of tasks) {
+    const entry = listed.get(t.task.task_id);
+    if (!entry)
+      problems.push(`${t.file}: task ${t.task.task_id} is not in the manifest of ${m.version}`);
+    else if (entry.digest !== t.digest)
+      problems.push(
+        `${t.file}: task ${t.task.task_id} differs from the one released in ${m.version} (digest ${t.digest}, released ${entry.digest})`,
+      );
+  }
+  for (const id of listed.keys())
+    if (!tasks.some((t) => t.task.task_id === id))
+      problems.push(`${manifestFile}: task ${id} of ${m.version} is missing from ${dir}/tasks`);
+  if (problems.length) throw new UserError('ARCHIVE_MODIFIED', `${problems.join('\n')}\n${fix}`);
+}
+
+/**
+ * A dataset of either kind: Harbor task directories (a task directory, or a directory of them),
+ * else schema v1 (loadDataset).
+ */
+export function loadAnyDataset(path: string): AnyLoadedTask[] {
+  const abs = resolve(path);
+  const dirs = harborTaskDirs(abs);
+  if (!dirs) return loadDataset(abs);
+  return dirs.map((dir) => ({
+    task: loadHarborTask(dir),
+    file: join(dir, 'task.toml'),
+    datasetDir: abs,
+    digest: harborDigest(dir),
+  }));
+}
+
 /** A dataset is a directory with tasks/*.json (or *.json directly), or a single task file. */
 export function loadDataset(path: string): LoadedTask[] {
   const abs = resolve(path);
@@ -84,6 +141,7 @@ export function loadDataset(path: string): LoadedTask[] {
   if (files.length === 0)
     throw new UserError('DATASET_EMPTY', `${taskDir}: no task files (*.json) found`);
   const tasks = files.map((f) => loadTaskFile(join(taskDir, f), abs));
+  verifyArchivedRelease(abs, tasks);
   const seen = new Map<string, string>();
   for (const t of tasks) {
     const prev = seen.get(t.task.task_id);

@@ -2,6 +2,8 @@
 // maintainer's repository scores, and the active tasks with a content digest each. A version of
 // the dataset is identified by its digest (over the active tasks' ids and digests), so retiring,
 // adding or changing a task changes it; retired tasks are listed apart, their files kept.
+// Calibrating tasks are listed apart too (they are not part of the version), and so are the
+// active tasks kept although saturated, with the recorded reason (release notes read both).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
@@ -57,6 +59,14 @@ export const ManifestSchema = z
             retired_in_version: z.string().optional(),
           })
           .strict(),
+      )
+      .default([]),
+    calibrating: z
+      .array(z.object({ task_id: z.string(), file: z.string(), digest: z.string() }).strict())
+      .default([]),
+    saturated: z
+      .array(
+        z.object({ task_id: z.string(), pooled_rate: z.number(), reason: z.string() }).strict(),
       )
       .default([]),
   })
@@ -126,6 +136,20 @@ export function buildManifest(datasetDir: string, changes: ManifestChanges = {})
         ? { retired_in_version: t.task.status.retired_in_version }
         : {}),
     }));
+  const calibrating = loaded
+    .filter((t) => t.task.status.state === 'calibrating')
+    .map((t) => ({ task_id: t.task.task_id, file: rel(t.file), digest: t.digest }));
+  const saturated = loaded.flatMap((t) =>
+    t.task.status.state === 'active' && t.task.status.saturated
+      ? [
+          {
+            task_id: t.task.task_id,
+            pooled_rate: t.task.status.saturated.pooled_rate,
+            reason: t.task.status.saturated.reason,
+          },
+        ]
+      : [],
+  );
   const cutoff = changes.cutoff ? parseCutoff(changes.cutoff) : (prev?.cutoff ?? null);
   return {
     name: changes.name ?? prev?.name ?? basename(dir),
@@ -135,6 +159,8 @@ export function buildManifest(datasetDir: string, changes: ManifestChanges = {})
     repos: prev?.repos ?? {},
     tasks,
     retired,
+    calibrating,
+    saturated,
   };
 }
 

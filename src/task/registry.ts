@@ -16,8 +16,30 @@ export function shippedDatasets(): string[] {
     .sort();
 }
 
-/** The absolute path a dataset argument names: an existing path first, then a shipped dataset. */
+/**
+ * The absolute path a dataset argument names: an existing path first, then a shipped dataset.
+ * DATASET@VERSION names a released version kept in DATASET/archive/VERSION.
+ */
 export function resolveDatasetArg(arg: string): string {
+  const at = arg.lastIndexOf('@');
+  if (at > 0 && !existsSync(resolve(arg))) {
+    const dir = resolveDatasetArg(arg.slice(0, at));
+    const version = arg.slice(at + 1);
+    const archived = join(dir, 'archive', version);
+    if (existsSync(join(archived, 'dataset.json'))) return archived;
+    const versions = existsSync(join(dir, 'archive'))
+      ? readdirSync(join(dir, 'archive'), { withFileTypes: true })
+          .filter(
+            (d) => d.isDirectory() && existsSync(join(dir, 'archive', d.name, 'dataset.json')),
+          )
+          .map((d) => d.name)
+          .sort()
+      : [];
+    throw new UserError(
+      'DATASET_NOT_FOUND',
+      `${arg}: ${dir} has no released version ${version} in archive/ (${versions.length ? `released: ${versions.join(', ')}` : 'nothing released yet: nanobench dataset release'})`,
+    );
+  }
   const asPath = resolve(arg);
   if (existsSync(asPath)) return asPath;
   if (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(arg) && shippedDatasets().includes(arg))

@@ -60,17 +60,117 @@ export const DisputeSchema = z
   })
   .strict();
 
-export const TaskStatusSchema = z
+/**
+ * The lifecycle of a task: it enters as `calibrating` (observed, never part of a release), becomes
+ * `active` once calibrated (src/calibration/), and ends `retired` (kept, never run). A task file
+ * without a status is active, as before calibration existed.
+ */
+export const TASK_STATES = ['calibrating', 'active', 'retired'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+const ActivationSchema = z
   .object({
-    state: z.enum(['active', 'retired']),
-    reason: z.string().optional(),
-    retired_in_version: z.string().optional(),
+    at: isoDate,
+    reason: z.string().min(1).describe("the maintainer's approval rationale"),
+    content_digest: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, '"sha256:" and 64 lowercase hex digits')
+      .describe(
+        'the content digest (src/task/digest.ts) the calibration observed; a task whose content changes returns to calibrating',
+      ),
+    configurations: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe('the configurations (agent build and model) whose observations activated it'),
+    observations: z.number().int().positive(),
+  })
+  .strict();
+
+const SaturationSchema = z
+  .object({
+    pooled_rate: z.number().min(0).max(1),
+    passed: z.number().int().nonnegative(),
+    observations: z.number().int().positive(),
+    marked_at: isoDate,
+    reason: z
+      .string()
+      .min(1)
+      .describe('why the task stays active although it no longer separates models'),
+  })
+  .strict();
+
+/** A task's environment, for container sandboxes: a Dockerfile to build, or an image to use. */
+export const EnvironmentSchema = z
+  .object({
+    dockerfile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('path of a Dockerfile relative to the dataset directory; built once and cached'),
+    context: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("build context relative to the dataset directory (default: the Dockerfile's)"),
+    image: z.string().min(1).optional().describe('an image reference, used as it is'),
+    cpus: z.number().positive().max(256).optional(),
+    memory_mb: z.number().int().positive().optional(),
   })
   .strict()
-  .refine((s) => s.state === 'active' || (s.reason !== undefined && s.reason.length > 0), {
-    message: 'a retired task needs a reason',
-    path: ['reason'],
+  .refine((e) => (e.dockerfile === undefined) !== (e.image === undefined), {
+    message: 'give exactly one of dockerfile and image',
   });
+export type TaskEnvironment = z.infer<typeof EnvironmentSchema>;
+
+export const TaskStatusSchema = z
+  .object({
+    state: z.enum(TASK_STATES),
+    reason: z.string().optional().describe('why the task was retired'),
+    retired_in_version: z.string().optional(),
+    activated: ActivationSchema.optional().describe(
+      'written by nanobench task activate: the calibration that made the task active',
+    ),
+    saturated: SaturationSchema.optional().describe(
+      'written by nanobench task keep-saturated: a pooled solve rate >= 0.9, and why it stays active',
+    ),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    if (s.state === 'retired' && !(s.reason !== undefined && s.reason.length > 0))
+      ctx.addIssue({ code: 'custom', path: ['reason'], message: 'a retired task needs a reason' });
+    if (s.state === 'calibrating')
+      for (const k of ['activated', 'saturated', 'retired_in_version'] as const)
+        if (s[k] !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [k],
+            message: `a calibrating task has no "${k}" yet; remove it (nanobench task recalibrate does)`,
+          });
+  });
+
+/** One requirement of a PR task: a group of its fail_to_pass tests that must all pass. */
+export const CriterionSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9_-]*$/,
+        'lowercase letters, digits, "_" or "-" (e.g. "custom-ellipsis")',
+      ),
+    description: z
+      .string()
+      .min(1)
+      .describe('the requirement, as the problem statement asks for it'),
+    tests: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe('fail_to_pass tests that must all pass for the criterion to be met'),
+  })
+  .strict();
+export type CriterionDecl = z.infer<typeof CriterionSchema>;
+
+/** The criterion every PR task has: nothing that passed at base breaks (its pass_to_pass tests). */
+export const PASS_TO_PASS_CRITERION = 'pass_to_pass';
 
 export const TaskSchema = z
   .object({
@@ -141,14 +241,24 @@ export const TaskSchema = z
       })
       .strict()
       .default({}),
+    environment: EnvironmentSchema.optional().describe(
+      "the toolchain the task needs, for the container sandboxes (--sandbox podman|docker); without it they use the run's --image",
+    ),
     contributor: z.string().min(1),
     merged_at: isoDate,
     status: TaskStatusSchema.default({ state: 'active' }),
     disputes: z.array(DisputeSchema).default([]),
+    criteria: z
+      .array(CriterionSchema)
+      .optional()
+      .describe(
+        "the evaluator's criteria: groups of fail_to_pass tests, each one requirement (without it: one criterion per suite's fail_to_pass); pass_to_pass is always a criterion of its own",
+      ),
   })
   .strict()
   .superRefine((t, ctx) => {
     patchForm(t, ctx);
+    criteriaShape(t.criteria ?? [], ctx);
     const names = t.test_suites.map((s) => s.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup)
@@ -172,6 +282,39 @@ export const TaskSchema = z
       });
     }
   });
+
+/**
+ * Criteria ids are unique, never the reserved pass_to_pass, and no test is in two criteria.
+ * Whether they cover fail_to_pass is checked where they are used (src/contracts/criteria.ts):
+ * `validate --write` may re-record the lists before the criteria are updated.
+ */
+function criteriaShape(criteria: CriterionDecl[], ctx: z.RefinementCtx): void {
+  const owner = new Map<string, string>();
+  criteria.forEach((c, i) => {
+    if (c.id === PASS_TO_PASS_CRITERION)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['criteria', i, 'id'],
+        message: `"${PASS_TO_PASS_CRITERION}" is the criterion every task has (its pass_to_pass tests); name this one otherwise`,
+      });
+    if (criteria.findIndex((d) => d.id === c.id) !== i)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['criteria', i, 'id'],
+        message: `criterion "${c.id}" is declared twice`,
+      });
+    c.tests.forEach((id, j) => {
+      const prev = owner.get(id);
+      if (prev !== undefined && prev !== c.id)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['criteria', i, 'tests', j],
+          message: `"${id}" is already in criterion "${prev}"; a test belongs to one criterion`,
+        });
+      owner.set(id, c.id);
+    });
+  });
+}
 
 /** Inline patches, or pr_commit + test_paths + patch_digests to derive them from: never both. */
 function patchForm(

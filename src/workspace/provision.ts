@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import type { Task } from '../task/schema.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV, git } from '../util/git.js';
-import { runShell } from '../util/process.js';
+import { type RunResult, runShell } from '../util/process.js';
 import { type ChangedPaths, upperChanges } from './changes.js';
 import { type Layers, lowerOwnedBy, makeWorkspace, type ProvisionMode } from './layers.js';
 import { ensureSourceClone, type RepoSource } from './source.js';
@@ -96,12 +96,28 @@ function buildSnapshot(dir: string, sourceClone: string, task: Task): { shallow?
   return shallow ? { shallow } : {};
 }
 
-async function runInstall(dir: string, task: Task, failedLog: string): Promise<void> {
+/**
+ * Where a task's environment lives when it is not the host's: a container image (its id keys
+ * the snapshot, since the install's output depends on the toolchain) and how to run the install
+ * command in it.
+ */
+export interface InstallEnvironment {
+  key: string;
+  run: (cwd: string, command: string, timeoutMs: number) => Promise<RunResult>;
+}
+
+async function runInstall(
+  dir: string,
+  task: Task,
+  failedLog: string,
+  environment?: InstallEnvironment,
+): Promise<void> {
   if (!task.install_command) return;
-  const r = await runShell(task.install_command, {
-    cwd: join(dir, 'ws'),
-    timeoutMs: task.timeouts.verifier_sec * 1000 * 4,
-  });
+  const cwd = join(dir, 'ws');
+  const timeoutMs = task.timeouts.verifier_sec * 1000 * 4;
+  const r = environment
+    ? await environment.run(cwd, task.install_command, timeoutMs)
+    : await runShell(task.install_command, { cwd, timeoutMs });
   const log = `$ ${task.install_command}\nexit ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
   writeFileSync(join(dir, 'install.log'), log);
   if (r.exitCode !== 0) {
@@ -151,15 +167,18 @@ export async function ensureSnapshot(
   cacheDir: string,
   task: Task,
   sourceClone: string,
+  environment?: InstallEnvironment,
 ): Promise<Snapshot & { reused: boolean }> {
-  const key = hash(`${task.repo}\n${task.base_commit}\n${task.install_command ?? ''}`);
+  const key = hash(
+    `${task.repo}\n${task.base_commit}\n${task.install_command ?? ''}${environment ? `\n${environment.key}` : ''}`,
+  );
   const dir = join(cacheDir, 'envs', `${slug(task.repo)}-${task.base_commit.slice(0, 12)}-${key}`);
   const metaFile = join(dir, 'meta.json');
   if (existsSync(metaFile))
     return { ...JSON.parse(readFileSync(metaFile, 'utf8')), dir, reused: true };
   const pending = building.get(dir);
   if (pending) return { ...(await pending), reused: true };
-  const build = buildEnv(dir, cacheDir, task, sourceClone);
+  const build = buildEnv(dir, cacheDir, task, sourceClone, environment);
   building.set(dir, build);
   try {
     return await build;
@@ -173,13 +192,19 @@ async function buildEnv(
   cacheDir: string,
   task: Task,
   sourceClone: string,
+  environment?: InstallEnvironment,
 ): Promise<Snapshot & { reused: boolean }> {
   const metaFile = join(dir, 'meta.json');
   const tmp = tmpName(dir);
   mkdirSync(tmp, { recursive: true });
   try {
     const history = buildSnapshot(tmp, sourceClone, task);
-    await runInstall(tmp, task, join(cacheDir, 'envs', 'failed', `${basename(dir)}.log`));
+    await runInstall(
+      tmp,
+      task,
+      join(cacheDir, 'envs', 'failed', `${basename(dir)}.log`),
+      environment,
+    );
     const baselineTree = snapshotTree(join(tmp, 'ws'));
     const meta = {
       baselineTree,
@@ -221,6 +246,8 @@ export interface ProvisionOptions {
    * then sits on a copy of the snapshot that user owns, made once.
    */
   owner?: { uid: number; gid: number };
+  /** Where the install command runs (a container sandbox's image); absent: on this machine. */
+  environment?: InstallEnvironment;
 }
 
 export async function provision(
@@ -233,7 +260,7 @@ export async function provision(
   const clone = await ensureSourceClone(cacheDir, task.repo, source, {
     commits: [task.base_commit],
   });
-  const snap = await ensureSnapshot(cacheDir, task, clone);
+  const snap = await ensureSnapshot(cacheDir, task, clone, o.environment);
   const snapshotWs = join(snap.dir, 'ws');
   const started = Date.now();
   const owner = o.owner;

@@ -3,7 +3,7 @@
 // repo_url; a remote URL last. The clone is bare, holds the whole history (PR commits included)
 // and is never shown to an agent.
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { LoadedTask } from '../task/load.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV, tryGit } from '../util/git.js';
@@ -30,8 +30,12 @@ export function resolveSource(lt: LoadedTask, mirrorDir?: string): RepoSource {
     const hit = inMirror(resolve(mirrorDir), repo);
     if (hit) return { location: hit, kind: 'mirror' };
   }
-  const own = inMirror(join(lt.datasetDir, 'mirror'), repo);
-  if (own) return { location: own, kind: 'dataset-mirror' };
+  // An archived version (DATASET/archive/V) uses its dataset's mirror.
+  const archived = basename(dirname(lt.datasetDir)) === 'archive';
+  for (const d of [lt.datasetDir, ...(archived ? [dirname(dirname(lt.datasetDir))] : [])]) {
+    const own = inMirror(join(d, 'mirror'), repo);
+    if (own) return { location: own, kind: 'dataset-mirror' };
+  }
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(repo_url) && !repo_url.startsWith('git@')) {
     const p = isAbsolute(repo_url) ? repo_url : resolve(lt.file, '..', repo_url);
     if (existsSync(p)) return { location: p, kind: 'local' };

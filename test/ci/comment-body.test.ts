@@ -52,6 +52,18 @@ describe('comment body', () => {
     );
   });
 
+  it('links to nanobench view when its base URL is given, and only then', () => {
+    const pr = side('pr', trials('t1', rep('pass', 3)));
+    const b = side('b', trials('t1', rep('pass', 3)));
+    expect(commentBody(pr, b)).not.toMatch(/nanobench view/);
+    expect(commentBody(pr, b, { viewUrl: 'http://ci-box:7357/' })).toContain(
+      '[open the run in nanobench view](http://ci-box:7357/runs/pr) · [the comparison](http://ci-box:7357/compare?base=b&candidate=pr)',
+    );
+    expect(commentBody(pr, undefined, { viewUrl: 'https://x.example/nb' })).toMatch(
+      /\[open the run in nanobench view\]\(https:\/\/x\.example\/nb\/runs\/pr\)\n/,
+    );
+  });
+
   it('improvement, noise, and no baseline', () => {
     const up = commentBody(
       side('pr', trials('t1', rep('pass', 10))),
@@ -74,5 +86,75 @@ describe('comment body', () => {
       side('b', trials('t1', rep('pass', 5))),
     );
     expect(body).toMatch(/\*\*overall\*\* \| 5\/5 \(100%\).*\| 5\/5 \(100%\)/);
+  });
+});
+
+describe('comment body: audit, rules and sampling (issue 14)', () => {
+  const audit = (agreement: number) => ({
+    created_at: '2026-02-01T00:00:00Z',
+    run_id: 'audited',
+    reviewer: 'ann',
+    items: 20,
+    agreed: Math.round(agreement * 20),
+    agreement,
+    details: {},
+  });
+
+  it('follows the Level-4 audit like every report, and states its agreement and sample size', () => {
+    const labels = ['hallucinated_api', 'wrong_abstraction_layer', 'hallucinated_api'];
+    const low = commentBody({ ...side('pr', trials('t1', labels)), audit: audit(0.85) });
+    expect(low).toMatch(/\| implementation_error \| 3 \|/);
+    expect(low).not.toMatch(/\| (hallucinated_api|wrong_abstraction_layer) \|/);
+    expect(low).toMatch(
+      /^> Level-4 audit \(run audited, ann, 2026-02-01\): 17 of 20 sampled trials agreed with the rules \(85\.0%\), below the 90\.0% required/m,
+    );
+    const ok = commentBody({ ...side('pr', trials('t1', labels)), audit: audit(0.95) });
+    expect(ok).toMatch(/\| hallucinated_api \| 2 \|/);
+    expect(ok).toMatch(
+      /19 of 20 sampled trials agreed with the rules \(95\.0%\), at least the 90\.0%/,
+    );
+    // Base and PR from two databases: the stricter audit reads both alike.
+    const both = commentBody(
+      { ...side('pr', trials('t1', labels)), audit: audit(0.95) },
+      { ...side('b', trials('t1', labels)), audit: audit(0.5) },
+    );
+    expect(both).toMatch(/\| implementation_error \| 3 \| 3 \|/);
+  });
+
+  it('says when the two runs were scored by different rules, and which rules each used', () => {
+    const withRules = (id: string, rules: number | undefined, ts: TrialRecord[]) => ({
+      run: {
+        ...run(id),
+        config: {
+          ...run(id).config,
+          nanobench_version: '0.1.0',
+          ...(rules !== undefined && { scoring_rules_version: rules }),
+        },
+      },
+      trials: ts,
+    });
+    const body = commentBody(
+      withRules('pr', 2, trials('t1', rep('pass', 3))),
+      withRules('b', undefined, trials('t1', rep('pass', 3))),
+    );
+    expect(body).toMatch(
+      /^> ⚠ scored by different rules: base scoring rules not recorded \(1 or older\), candidate 2/m,
+    );
+    expect(body).toMatch(/run `pr` \(Nanocoder 1\.30\.0, NanoBench 0\.1\.0, scoring rules 2\)/);
+  });
+
+  it('leaves undersampled tier 3-4 cells out of the verdict, and names them', () => {
+    // 4/4 -> 0/4 separates, but a tier-3 task needs five runs before a regression claim.
+    const body = commentBody(
+      { ...side('pr', trials('t3', rep('incorrect_fix', 4))), tiers: { t3: 3 } },
+      { ...side('b', trials('t3', rep('pass', 4))), tiers: { t3: 3 } },
+    );
+    expect(body).not.toMatch(/❌/);
+    expect(body).toMatch(/left out of every verdict.*t3 scripted\/competent hinted/);
+    const counted = commentBody(
+      side('pr', trials('t3', rep('incorrect_fix', 4))),
+      side('b', trials('t3', rep('pass', 4))),
+    );
+    expect(counted).toMatch(/Verdict: ❌ \*\*regression\*\*/); // tier unknown: counted
   });
 });

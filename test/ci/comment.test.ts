@@ -1,11 +1,8 @@
-// Issue #8: posting the PR comment through a stand-in for the GitHub REST API on 127.0.0.1:
-// created once, then updated in place. Its body is test/ci/comment-body.test.ts.
-import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMENT_MARKER } from '../../src/ci/comment.js';
-import { CLI, ROOT, runJson, tempDir } from '../helpers/cli.js';
+import { nanobenchAwait, runJson, tempDir } from '../helpers/cli.js';
 
 interface Comment {
   id: number;
@@ -61,23 +58,7 @@ function standInGitHub(token: string) {
   return { server, comments, requests };
 }
 
-function cli(args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = nanobenchAwait;
 
 describe('ci comment against a stand-in GitHub', () => {
   const TOKEN = 'ghs_standin_token_0123456789';
@@ -157,5 +138,26 @@ describe('ci comment against a stand-in GitHub', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.startsWith(COMMENT_MARKER)).toBe(true);
     expect(gh.requests.length).toBe(before);
+    const linked = await cli(
+      [
+        'ci',
+        'comment',
+        '--run',
+        pr,
+        '--db',
+        db,
+        '--dry-run',
+        '--view-url',
+        'http://127.0.0.1:7357',
+      ],
+      {},
+    );
+    expect(linked.stdout).toContain(`(http://127.0.0.1:7357/runs/${pr})`);
+    const bad = await cli(
+      ['ci', 'comment', '--run', pr, '--db', db, '--dry-run', '--view-url', 'ci-box'],
+      {},
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('nanobench: --view-url must be an http(s) URL, got "ci-box"\n');
   });
 });

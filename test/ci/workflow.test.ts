@@ -64,6 +64,12 @@ describe('.github/workflows/nanobench.yml', () => {
     expect(run).toMatch(/npm ci/);
     expect(run).toMatch(/git diff --name-only/);
     expect(run).toMatch(/node "\$NB" validate/);
+    // Issue 18: the example graders against their contract cases, when a task or a case changed.
+    expect(wf.on.pull_request.paths).toContain('examples/contracts/**');
+    expect(run).toMatch(
+      /git diff --quiet "\$BASE_SHA" "\$HEAD_SHA" -- examples\/tasks examples\/contracts/,
+    );
+    expect(run).toMatch(/node "\$NB" contracts examples/);
   });
 
   it('PR job: validates the changed task files, or every task of a dataset whose manifest changed', () => {

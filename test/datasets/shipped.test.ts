@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evidenceStatus, readEvidence } from '../../src/gates/evidence.js';
+import { GATE_IDS } from '../../src/gates/types.js';
 import { loadDataset } from '../../src/task/load.js';
 import { loadManifest } from '../../src/task/manifest.js';
 import { SHIPPED_DATASETS_DIR, shippedDatasets } from '../../src/task/registry.js';
@@ -24,16 +25,7 @@ describe.each(shippedDatasets())('shipped dataset %s', (name) => {
     expect(problems, 'run: nanobench validate DATASET --mirror DIR --record-evidence').toEqual([]);
     for (const t of active) {
       const e = readEvidence(dir, t.task.task_id)!;
-      expect(e.gates.map((g) => g.gate)).toEqual([
-        'schema',
-        'reproducible',
-        'verification',
-        'flakiness',
-        'contamination',
-        'repo_score',
-        'controls',
-        'runtime',
-      ]);
+      expect(e.gates.map((g) => g.gate)).toEqual([...GATE_IDS]);
     }
   });
 
@@ -82,5 +74,16 @@ describe('nanobench-v1 holds what it promises', () => {
     expect(new Set(active.map((t) => t.complexity_tier))).toEqual(new Set([1, 2, 3, 4]));
     const deep = active.filter((t) => t.complexity_tier >= 3 && t.required_files.length >= 2);
     expect(deep.length).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe('docs/DATASET.md', () => {
+  it('lists every active task of nanobench-v1 in its table', () => {
+    const doc = readFileSync(join(SHIPPED_DATASETS_DIR, '..', 'docs', 'DATASET.md'), 'utf8');
+    const missing = loadDataset(join(SHIPPED_DATASETS_DIR, 'nanobench-v1'))
+      .filter((t) => t.task.status.state === 'active')
+      .map((t) => t.task.task_id)
+      .filter((id) => !doc.includes(`| ${id} |`));
+    expect(missing).toEqual([]);
   });
 });

@@ -21,6 +21,7 @@ import { Store, type TrialRecord } from '../../src/store/store.js';
 import type { Task } from '../../src/task/schema.js';
 import { detectContainment } from '../../src/workspace/sandbox/contain.js';
 import { EXAMPLES, nanobench, ROOT, runJson } from '../helpers/cli.js';
+import { noPodman, testImage } from '../helpers/containers.js';
 import { checkout, naiveRun } from '../helpers/naive-harness.js';
 import { asUnprivileged, isRoot, NOBODY, unprivilegedDir } from '../helpers/processes.js';
 import { type ModeCase, provisionModes } from '../helpers/provision-modes.js';
@@ -34,10 +35,17 @@ const root = mkdtempSync('/var/tmp/nb-adv-');
 const db = join(root, 'r.sqlite');
 const variants = join(root, 'variants');
 const MIRROR = join(EXAMPLES, 'mirror');
-// As root (CI, this machine), `none` means none-as-nobody; elsewhere plain none.
-const SANDBOXES = noBwrap ? (['none'] as const) : (['bwrap', 'none'] as const);
-/** The sandboxes that hide the disk: bwrap, and none-as-nobody (none, when we are root). */
-const HIDING = [...(noBwrap ? [] : ['bwrap']), ...(isRoot ? ['none'] : [])];
+// As root (CI, this machine), `none` means none-as-nobody; elsewhere plain none. podman runs the
+// same attacks in containers of the local test image (issue #17).
+const SANDBOXES = [...(noBwrap ? [] : ['bwrap']), 'none', ...(noPodman ? [] : ['podman'])];
+/** The sandboxes that hide the disk: bwrap, podman, and none-as-nobody (none, when we are root). */
+const HIDING = [
+  ...(noBwrap ? [] : ['bwrap']),
+  ...(isRoot ? ['none'] : []),
+  ...(noPodman ? [] : ['podman']),
+];
+/** The container sandbox runs the example tasks in the test image. */
+const imageArgs = (sandbox: string) => (sandbox === 'podman' ? ['--image', testImage()] : []);
 // Plain none needs a non-root NanoBench: these runs go as nobody, in a root nobody owns.
 const plainRoot = unprivilegedDir('nb-adv-plain-');
 
@@ -66,7 +74,7 @@ function attackWith(
     ['run', EXAMPLES, ...(u ? [] : [variants]), '--agent', agent, '--task', tasks.join(',')]
       .concat(['--sandbox', sandbox, '--mirror', MIRROR, '--runs', '1', '--db', dbPath])
       .concat(o.provision ? ['--provision', o.provision.mode] : [])
-      .concat(o.args ?? []),
+      .concat(imageArgs(sandbox), o.args ?? []),
     { env: { ...o.env, ...(u && { HOME: plainRoot }) }, as: u ? asUnprivileged() : undefined },
   );
   return trialsOf(dbPath, out.run_id);
@@ -139,8 +147,14 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
   rmSync(plainRoot, { recursive: true, force: true });
 });
+// Every provisioning mode under bwrap and none (whose overlays sit on a lower layer nobody owns);
+// podman, whose workspace is a mount of the container like any other, under the first mode.
 const WORKSPACE_CASES = SANDBOXES.flatMap((sandbox) =>
-  modes.cases.map((provision) => ({ sandbox, provision, name: `${sandbox}, ${provision.mode}` })),
+  (sandbox === 'podman' ? modes.cases.slice(0, 1) : modes.cases).map((provision) => ({
+    sandbox,
+    provision,
+    name: `${sandbox}, ${provision.mode}`,
+  })),
 );
 
 describe('the attacks work against a naive harness', () => {
@@ -227,7 +241,10 @@ describe.each(WORKSPACE_CASES)(
       // The evasive straggler (no tag, outside the workspace) is stopped by a pid namespace only:
       // bwrap's, none-as-nobody's, or plain none's where one can be made.
       const contained =
-        sandbox === 'bwrap' || isRoot || detectContainment().containment === 'pid-namespace';
+        sandbox === 'bwrap' ||
+        sandbox === 'podman' ||
+        isRoot ||
+        detectContainment().containment === 'pid-namespace';
       const env = { NB_STRAGGLER: marker, NB_EVASIVE: contained ? '1' : '' };
       const [t] = attack('straggler.sh', ['textkit-001'], sandbox, { env });
       expectNothingEarned([t]);
@@ -236,9 +253,11 @@ describe.each(WORKSPACE_CASES)(
     });
 
     it('keeping the change outside the workspace behind a symlink', () => {
-      // As nobody (none as root) the agent can write nowhere on the host: its private /tmp it is.
-      // Elsewhere it tries next to the results (bwrap: it cannot, and names them trying).
-      const escapeDir = sandbox === 'none' && isRoot ? '/tmp' : provision.root;
+      // As nobody (none as root) the agent can write nowhere on the host, and a container's only
+      // writable places are its mounts and its private /tmp: /tmp it is. Elsewhere it tries next
+      // to the results (bwrap: it cannot, and names them trying).
+      const escapeDir =
+        (sandbox === 'none' && isRoot) || sandbox === 'podman' ? '/tmp' : provision.root;
       const [t] = attack('symlink-escape.sh', ['textkit-001'], sandbox, {
         env: { NB_ESCAPE_DIR: escapeDir },
       });
@@ -292,6 +311,52 @@ describe.skipIf(noBwrap)('attacks only a sandbox can stop (--sandbox bwrap)', ()
   });
 });
 
+describe.skipIf(noPodman)('attacks only a sandbox can stop (--sandbox podman)', () => {
+  let server: Server;
+  beforeAll(async () => {
+    server = createServer((_q, res) => res.end('host'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  });
+  afterAll(() => server?.close());
+
+  it('calling a public host, DNS, or another port on the host loopback', () => {
+    const port = String((server.address() as AddressInfo).port);
+    const [t] = attackWith('network.sh', ['textkit-001'], 'podman', {
+      env: { NB_HOST_PORT: port },
+    });
+    expectNothingEarned([t], 'network_blocked');
+    const results = agentOut(t)
+      .split('\n')
+      .filter((l) => l.startsWith('RESULT'));
+    expect(results.length).toBeGreaterThanOrEqual(3);
+    for (const line of results) expect(line).not.toContain('reached');
+    expect(results).toContain('RESULT host loopback port: ECONNREFUSED');
+  });
+
+  it('reading the golden patch, the results and the host home; writing next to the db', () => {
+    const [t] = attackWith('read-outside.sh', ['textkit-001'], 'podman');
+    expectNothingEarned([t]);
+    const out = agentOut(t);
+    expect(out).toContain('RESULT golden patch: not found');
+    expect(out).not.toMatch(/RESULT (read the results database|listed the artifacts|read \/)/);
+    // Its write "next to the database" lands in the container's private /var/tmp (a tmpfs under
+    // --read-only), gone with the container: never on the host.
+    expect(existsSync(join(root, 'planted-by-agent.txt'))).toBe(false);
+  });
+
+  it('Nanocoder in a container reaches its model endpoint (through the bridge) and passes', () => {
+    const [t] = attackWith('', ['textkit-001'], 'podman', {
+      agent: 'nanocoder',
+      args: ['--model', 'competent'],
+    });
+    expect(t).toMatchObject({ status: 'scored', label: 'pass', score: 1 });
+    expect(t.details.sandbox).toMatchObject({ kind: 'podman' });
+    expect(
+      (t.details.sandbox as { endpoint_connections: number }).endpoint_connections,
+    ).toBeGreaterThan(0);
+  });
+});
+
 describe.each(HIDING)(
   'attacks on the whole disk under --sandbox %s earn and corrupt nothing',
   (sandbox) => {
@@ -319,20 +384,18 @@ describe.each(HIDING)(
 
     it('the run and every trial name the isolation they had', () => {
       const out = runJson(
-        ['run', EXAMPLES, '--agent', 'nop', '--task', 'textkit-001', '--sandbox', sandbox].concat([
-          '--runs',
-          '1',
-          '--db',
-          db,
-        ]),
+        ['run', EXAMPLES, '--agent', 'nop', '--task', 'textkit-001', '--sandbox', sandbox].concat(
+          ['--runs', '1', '--db', db],
+          imageArgs(sandbox),
+        ),
       );
       const store = Store.open(db);
       try {
-        const kind = sandbox === 'bwrap' ? 'bwrap' : 'none-as-nobody';
+        const kind = sandbox === 'none' ? 'none-as-nobody' : sandbox;
         expect(store.getRun(out.run_id)!.config.sandbox_used).toBe(kind);
         expect(store.trials(out.run_id)[0].details.sandbox).toMatchObject({
           kind,
-          containment: 'pid-namespace',
+          containment: sandbox === 'podman' ? 'container' : 'pid-namespace',
         });
       } finally {
         store.close();

@@ -114,8 +114,13 @@ describe('audit score', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/by reviewer-2: agreement 2\/2 = 100\.0%/);
     expect(r.stdout).toMatch(/reports keep both Level-4 labels/);
-    expect(report().stdout).toMatch(/hallucinated_api/);
-    expect(report().stdout).not.toMatch(/implementation_error/);
+    const md = report().stdout;
+    expect(md).toMatch(/hallucinated_api/);
+    expect(md).not.toMatch(/implementation_error/);
+    // The body states the agreement and its sample size.
+    expect(md).toMatch(
+      /2 of 2 sampled trials agreed with the rules \(100\.0%\), at least the 90\.0% required/,
+    );
   });
 
   it('below 90% both labels are reported as implementation_error; scores do not change', () => {
@@ -139,9 +144,19 @@ describe('audit score', () => {
       collapsed: true,
     });
     const md = report();
-    expect(md.stderr).toMatch(/agreed on 50\.0% \(< 90%\)/);
+    const sentence =
+      /1 of 2 sampled trials agreed with the rules \(50\.0%\), below the 90\.0% required/;
+    expect(md.stderr).toMatch(sentence);
+    expect(md.stdout).toMatch(sentence);
     expect(md.stdout).toMatch(/implementation_error/);
-    expect(md.stdout).not.toMatch(/hallucinated_api/);
+    // Only the audit sentence still names the two labels; no table shows them.
+    expect(md.stdout).not.toMatch(/\| hallucinated_api|hallucinated_api ×/);
+    // The PR comment follows the same audit (it showed the engine's labels before).
+    const ci = nanobench(['ci', 'comment', '--run', runId, '--db', db, '--dry-run']);
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(ci.stdout).toMatch(/implementation_error/);
+    expect(ci.stdout).not.toMatch(/\| (hallucinated_api|wrong_abstraction_layer) \|/);
+    expect(ci.stdout).toMatch(sentence);
     const stored = runJson(['report', runId, '--db', db]) as unknown as {
       trials: { label: string; score: number }[];
     };

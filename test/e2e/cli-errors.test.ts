@@ -152,8 +152,8 @@ describe('exit codes: usage errors exit 2 on every command', () => {
       /--format must be md or json/,
     );
     expectUsageLine(
-      ['run', 'examples', '--agent', 'nop', '--sandbox', 'docker', '--db', db],
-      /--sandbox must be auto, bwrap, none/,
+      ['run', 'examples', '--agent', 'nop', '--sandbox', 'chroot', '--db', db],
+      /--sandbox must be auto, bwrap, none, podman, docker, got "chroot"/,
     );
   });
   it('no command, or a command group without its subcommand, shows usage and exits 2', () => {

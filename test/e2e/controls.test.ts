@@ -53,7 +53,8 @@ describe('controls on the example dataset', () => {
       expect(t.status).toBe('scored');
       expect(t.score).toBe(0);
       expect(t.files_changed).toEqual([]);
-      expect(t.label).toBe(t.mode === 'hinted' ? 'zero_signal' : 'insufficient_context_read');
+      // nop reads nothing: no context explosion in navigation mode either.
+      expect(t.label).toBe('zero_signal');
       expect(t.tests.failed).toBeGreaterThan(0);
     }
   });

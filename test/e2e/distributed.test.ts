@@ -9,9 +9,12 @@ import { AGENTS, CLI, ROOT, runJson, tempDir } from '../helpers/cli.js';
 import { storedTrialRows } from '../helpers/db.js';
 import { startTestRedis, type TestRedis } from '../queue/redis.js';
 
-// Slow enough to kill mid-trial; mixed outcomes (partial fix on one task, nothing elsewhere).
+// Slow enough to kill mid-trial; mixed outcomes: a wrong fix in a required file on one task
+// (incorrect_fix, 0 hinted and 0.1 navigation) and zero_signal elsewhere. (partial.sh gave the
+// same outcome in both modes; the third outcome was navigation's insufficient_context_read,
+// which since scoring rules 2 needs many files read, which a command agent never reports.)
 // One leading script path: a sandboxed command agent sees that file and nothing else of ours.
-const AGENT = `command:${join(AGENTS, 'partial.sh')} && sleep 1.5`;
+const AGENT = `command:${join(AGENTS, 'incorrect.sh')} && sleep 1.5`;
 const RUN = ['run', 'examples', '--agent', AGENT, '--mode', 'both', '--runs', '1'];
 const TRIALS = 10; // five tasks, two modes, one run
 

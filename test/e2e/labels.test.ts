@@ -42,7 +42,9 @@ describe('labels from scripted command agents', () => {
     expect(t.navigation).toMatchObject({ label: 'partial_fix_only', score: 0.5 });
   });
 
-  it('editing only other files: zero_signal (hinted), insufficient_context_read (navigation)', () => {
+  // A command agent reports no tool calls, so nothing shows it read many files: the whitepaper's
+  // insufficient_context_read signal (files read high) is absent in navigation mode too.
+  it('editing only other files: zero_signal in both modes (no files-read telemetry)', () => {
     const t = trials('wrong-files.sh', 'invoicing-001');
     expect(t.hinted).toMatchObject({
       label: 'zero_signal',
@@ -50,7 +52,7 @@ describe('labels from scripted command agents', () => {
       files_changed: ['README.md'],
     });
     expect(t.navigation).toMatchObject({
-      label: 'insufficient_context_read',
+      label: 'zero_signal',
       score: 0,
       confidence_level: '1',
     });

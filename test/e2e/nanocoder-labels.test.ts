@@ -31,24 +31,36 @@ function nanocoder(args: string[]) {
 }
 
 describe('Nanocoder through the scripted model server', () => {
-  it('competent passes, wrong-files reads too little, context-hog runs out of context', () => {
+  it('competent passes, wrong-files reads too little, wanderer reads widely, context-hog runs out of context', () => {
     const out = nanocoder([
       '--model',
-      'competent,wrong-files,context-hog',
+      'competent,wrong-files,wanderer,context-hog',
       '--task',
       'textkit-001',
       '--mode',
       'both',
     ]);
     const ts = out.trials;
-    expect(ts).toHaveLength(6);
+    expect(ts).toHaveLength(8);
     for (const t of ts) expect(t.status, `${t.model} ${t.mode}: ${t.error}`).toBe('scored');
     expect(find(ts, { model: 'competent' }).map((t) => t.label)).toEqual(['pass', 'pass']);
-    expect(find(ts, { model: 'wrong-files', mode: 'navigation' })[0]).toMatchObject({
+    // wrong-files reads the required file and a few others, then edits README.md: no context
+    // explosion, so no insufficient_context_read (whitepaper §9: files read must be high).
+    for (const t of find(ts, { model: 'wrong-files' }))
+      expect(t).toMatchObject({
+        label: 'zero_signal',
+        score: 0,
+        files_read: { count: 3, required: ['src/truncate.js'] },
+      });
+    // wanderer reads twelve files, none of the required ones, then edits README.md.
+    const wanderer = find(ts, { model: 'wanderer', mode: 'navigation' })[0];
+    expect(wanderer).toMatchObject({
       label: 'insufficient_context_read',
       score: 0,
+      files_read: { count: 12, required: [], required_total: 1 },
     });
-    expect(find(ts, { model: 'wrong-files', mode: 'hinted' })[0]).toMatchObject({
+    expect(wanderer.explanation).toMatch(/^read 12 files, none of the required ones/);
+    expect(find(ts, { model: 'wanderer', mode: 'hinted' })[0]).toMatchObject({
       label: 'zero_signal',
       score: 0,
     });
@@ -60,6 +72,8 @@ describe('Nanocoder through the scripted model server', () => {
         files_changed: [],
       });
 
+    // What the CLI printed validates against the results schema, telemetry included.
+    expect(validateAgainst('results.schema.json', out)).toEqual([]);
     // The payload the real binary printed validates against the checked-in schema.
     const pass = find(ts, { model: 'competent', mode: 'hinted' })[0] as TrialJson & {
       artifacts_dir: string;

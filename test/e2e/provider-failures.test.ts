@@ -1,33 +1,10 @@
-// Issue 12: a provider that fails is an infrastructure error, never a model's score. Through the
-// CLI with the REAL Nanocoder binary and the NanoBench proxy: a provider that refuses
-// connections, and one that accepts them and never answers (the proxy's idle timeout ends it
-// within seconds, not at the agent's time limit). A run in which no trial could be scored exits 1
-// and says why. Build first: npx tsc -p .
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, type CliResult, EXAMPLES, ROOT, type TrialJson, tempDir } from '../helpers/cli.js';
+import { EXAMPLES, nanobenchAwait, type TrialJson, tempDir } from '../helpers/cli.js';
 
-function cli(args: string[]): Promise<CliResult & { ms: number }> {
-  const t0 = Date.now();
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    p.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    p.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - t0 }));
-  });
-}
+const cli = nanobenchAwait;
 
 const root = tempDir('nb-provider-fail-');
 let silent: Server;

@@ -85,6 +85,8 @@ beforeAll(() => {
     complexity_tier: 1,
     reasoning_category: 'boundary-condition',
     problem_statement: 'round_half_up(-2.5) returns -2; halves should round away from zero (-3).',
+    // Imported tasks enter calibrating; this one is run as a released task.
+    status: { state: 'active' },
   });
 });
 
@@ -156,7 +158,7 @@ describe('reference tasks', () => {
       (db.prepare('SELECT config FROM runs LIMIT 1').get() as { config: string }).config,
     );
     db.close();
-    expect(config).toMatchObject({ config_version: 2, nanobench_version: expect.any(String) });
+    expect(config).toMatchObject({ config_version: 3, nanobench_version: expect.any(String) });
     expect(config.task_digests['ledger-51']).toMatch(/^sha256:/);
   });
 

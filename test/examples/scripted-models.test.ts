@@ -1,5 +1,5 @@
 // The scripted models of the demo and the e2e tests (examples/scripted-models/): valid scripts,
-// generated files in sync with their plans, and the five models the docs promise.
+// generated files in sync with their plans, and the six models the docs promise.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { loadDataset } from '../../src/task/load.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const EXAMPLES = join(ROOT, 'examples');
 const DIR = join(EXAMPLES, 'scripted-models');
-const MODELS = ['competent', 'wrong-files', 'hallucinator', 'context-hog', 'flaky'];
+const MODELS = ['competent', 'wrong-files', 'wanderer', 'hallucinator', 'context-hog', 'flaky'];
 const tasks = loadDataset(EXAMPLES).map((t) => t.task);
 const jsonFiles = readdirSync(DIR).filter((n) => n.endsWith('.json'));
 const scratch = mkdtempSync(join(tmpdir(), 'nanobench-scripted-models-test-'));
@@ -35,7 +35,7 @@ describe('examples/scripted-models', () => {
     expect(scripts.map((s) => s.model).sort()).toEqual(jsonFiles.map((n) => n.slice(0, -5)).sort());
   });
 
-  it('has the five models, each described as a scripted stand-in and scripted for every example task', async () => {
+  it('has the six models, each described as a scripted stand-in and scripted for every example task', async () => {
     const scripts = new Map((await loadScripts(DIR)).map((s) => [s.model, s]));
     for (const model of MODELS) {
       const script = scripts.get(model);

@@ -43,6 +43,34 @@ export function nanobench(
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * Run the CLI without blocking this process, e.g. while a stand-in server in the test answers
+ * it; resolves when it exits. `ms` is how long it took.
+ */
+export function nanobenchAwait(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<CliResult & { ms: number }> {
+  assertNotUnitTier('this test runs the built CLI');
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    p.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    p.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - t0 }));
+  });
+}
+
 /** Start the CLI without waiting (for kill-and-resume tests). */
 export function nanobenchAsync(args: string[], opts: { cwd?: string } = {}) {
   assertNotUnitTier('this test runs the built CLI');
@@ -68,6 +96,16 @@ export interface TrialJson {
   flags: string[];
   error: string | null;
   exit_kind: string | null;
+  explanation?: string | null;
+  /** Per-trial telemetry (schemas/results.schema.json). */
+  files_read?: {
+    count: number;
+    bytes: number;
+    paths: string[];
+    required: string[];
+    required_total: number;
+  } | null;
+  tokens?: { input: number; output: number; total: number } | null;
 }
 
 export function runJson(

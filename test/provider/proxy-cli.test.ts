@@ -1,15 +1,10 @@
-// The provider proxy end to end: the built CLI runs the REAL Nanocoder binary against a declared
-// provider, here a stand-in on 127.0.0.1 that refuses temperature and echoes the Authorization
-// header it receives, in front of the scripted model server. Three real-binary runs: record,
-// replay (no provider, no key), and a token budget. Build first: npx tsc -p .
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScript } from '../../src/provider/script-schema.js';
 import { type ScriptedServer, startScriptedServer } from '../../src/provider/scripted-server.js';
 import { Store, type TrialRecord } from '../../src/store/store.js';
-import { CLI, type CliResult, ROOT, tempDir } from '../helpers/cli.js';
+import { type CliResult, nanobenchAwait, tempDir } from '../helpers/cli.js';
 import { type StandIn, startStandIn } from './stand-in-upstream.js';
 
 const KEY = 'sk-NANOBENCH-FAKE-KEY-e2e-5d1c9a7b3f';
@@ -43,25 +38,7 @@ const script = parseScript(
   'proxy e2e script',
 );
 
-// Async: the stand-in upstream lives in this process, so the CLI must not block it.
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    p.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = nanobenchAwait;
 
 /** The part of details.proxy these tests read. */
 interface ProxyDetails {

@@ -55,6 +55,13 @@ describe('providers config', () => {
     [{ providers: [openrouter, openrouter] }, /providers.1.name": "openrouter" is declared twice/],
     [{ providers: [{ ...openrouter, headers: { Authorization: 'x' } }] }, /must not carry/],
     [{ providers: [] }, /field "providers"/],
+    [{ providers: [{ ...openrouter, kind: 'bedrock' }] }, /providers.0.kind": .*anthropic/],
+    [
+      { providers: [{ ...openrouter, base_url: undefined }] },
+      /base_url": required for kind "openai-compatible"/,
+    ],
+    [{ providers: [{ ...openrouter, headers: { 'X-Goog-Api-Key': 'x' } }] }, /must not carry/],
+    [{ providers: [{ ...openrouter, auth: 'basic' }] }, /providers.0.auth"/],
   ])('rejects %j naming the file and field', (raw, pattern) => {
     const msg = errorOf(() => parseProvidersConfig(raw, FILE));
     expect(msg).toMatch(/^\/cfg\/providers.json: field "/);
@@ -95,5 +102,44 @@ describe('providers config', () => {
     expect(takeApiKey(decl, FILE)).toBe('sk-test-value');
     expect(process.env.NB_TEST_OPENROUTER_KEY).toBeUndefined();
     expect(takeApiKey(decl, FILE)).toBe('sk-test-value'); // kept in memory for a second session
+  });
+
+  it("a kind per provider: the public API by default, its key header, or Azure's api-key", () => {
+    const decls = parseProvidersConfig(
+      {
+        providers: [
+          { name: 'claude', kind: 'anthropic', api_key_env: 'K1', models: ['claude-x'] },
+          { name: 'gemini', kind: 'google', api_key_env: 'K2' },
+          { name: 'oai', kind: 'openai-responses', api_key_env: 'K3' },
+          {
+            name: 'azure',
+            base_url: 'https://r.openai.azure.com/openai/v1?api-version=2024-10-21',
+            auth: 'api-key',
+            api_key_env: 'K4',
+          },
+        ],
+      },
+      FILE,
+    );
+    expect(resolveUpstream(decls, FILE, 'claude', 'claude-x')).toMatchObject({
+      kind: 'anthropic',
+      baseUrl: 'https://api.anthropic.com/v1',
+      auth: 'x-api-key',
+    });
+    expect(resolveUpstream(decls, FILE, 'gemini', 'g')).toMatchObject({
+      kind: 'google',
+      baseUrl: 'https://generativelanguage.googleapis.com/v1beta',
+      auth: 'x-goog-api-key',
+    });
+    expect(resolveUpstream(decls, FILE, 'oai', 'o')).toMatchObject({
+      kind: 'openai-responses',
+      baseUrl: 'https://api.openai.com/v1',
+      auth: 'bearer',
+    });
+    expect(resolveUpstream(decls, FILE, 'azure', 'a')).toMatchObject({
+      kind: 'openai-compatible',
+      auth: 'api-key',
+      baseUrl: 'https://r.openai.azure.com/openai/v1?api-version=2024-10-21',
+    });
   });
 });

@@ -35,8 +35,10 @@ function staticGraph(entry: string): { files: Set<string>; packages: Set<string>
     for (const m of src.matchAll(STATIC)) {
       const spec = loaded(m);
       if (!spec) continue;
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
-      else if (!spec.startsWith('node:'))
+      if (spec.startsWith('.')) {
+        const ts = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+        visit(existsSync(ts) ? ts : `${ts}x`); // .tsx for the viewer's pages
+      } else if (!spec.startsWith('node:'))
         packages.add(
           spec
             .split('/')
@@ -72,5 +74,12 @@ describe('lazy queue', () => {
     expect(packages).not.toContain('ioredis');
     expect(staticGraph(join(ROOT, 'src/queue/coordinator.ts')).packages).toContain('bullmq');
     expect(staticGraph(join(ROOT, 'src/queue/worker.ts')).packages).toContain('ioredis');
+  });
+
+  it("nor the viewer's server: only `nanobench view` loads hono", () => {
+    const { packages } = staticGraph(join(ROOT, 'src/cli/main.ts'));
+    expect(packages).not.toContain('hono');
+    expect(packages).not.toContain('@hono/node-server');
+    expect(staticGraph(join(ROOT, 'src/view/server.tsx')).packages).toContain('@hono/node-server');
   });
 });

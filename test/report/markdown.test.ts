@@ -72,6 +72,55 @@ describe('markdown', () => {
     expect(md).toContain('Sampling: by tier');
     expect(md).toContain('provision: clone | failed'); // inside backticks: no table to break
     expect(md).not.toContain('rows not shown');
+    expect(md).toContain('No Level-4 audit recorded');
+    // A labelled trial stored before files read were (no telemetry): counted, nothing invented.
+    expect(md).toContain('| p/m | navigation | 0 | — | — | 1 |');
+  });
+
+  it('context reading: files read per model and what insufficient_context_read trials read', () => {
+    const read = (count: number, required: string[]) => ({
+      details: { files_read: { count, bytes: 10, paths: [], required, required_total: 1 } },
+    });
+    const trials = [
+      trial({ mode: 'navigation', label: 'insufficient_context_read', score: 0, ...read(41, []) }),
+      trial({ mode: 'navigation', attempt: 2, label: 'pass', score: 1, ...read(3, ['a']) }),
+    ];
+    const r = buildReport(run(), trials, {
+      tasks: { source: 'snapshot', tasks: { t1: meta(1) }, note: null },
+      cutoffs: null,
+    });
+    const md = renderMarkdown(r);
+    expect(md).toContain('## Context reading');
+    expect(md).toMatch(/read at least 10 files and changed none of the required ones/);
+    expect(md).toContain('| p/m | navigation | 2 | 22.0 / 41 | 50% | 1 |');
+    expect(md).toContain('- t1 · p/m · navigation #1: read 41 files, none of the required ones');
+    const html = renderHtml(r);
+    expect(html).toContain('<section id="reading"><h2>Context reading</h2>');
+    expect(html).toContain('t1 · p/m · navigation #1: read 41 files, none of the required ones');
+  });
+
+  it('states the audit the labels follow, with agreement and sample size', () => {
+    const audit = {
+      run_id: 'r0',
+      reviewer: 'ann',
+      created_at: '2026-02-01T00:00:00Z',
+      items: 30,
+      agreed: 24,
+      agreement: 0.8,
+      required: 0.9,
+      collapsed: true,
+    };
+    const r = buildReport(run(), cell(0, 2, {}, 'hallucinated_api'), {
+      tasks: { source: 'snapshot', tasks: { t1: meta(1) }, note: null },
+      cutoffs: null,
+      audit,
+    });
+    const md = renderMarkdown(r);
+    expect(md).toContain(
+      'Level-4 audit (run r0, ann, 2026-02-01): 24 of 30 sampled trials agreed with the rules (80.0%), below the 90.0% required: hallucinated_api and wrong_abstraction_layer are shown as implementation_error.',
+    );
+    expect(md).toContain('| implementation_error | 4 | 2 | 100% |');
+    expect(renderHtml(r)).toMatch(/<p id="audit" class="note">Level-4 audit .*24 of 30 sampled/);
   });
 
   it('marks contaminated cells and lists models without a cutoff', () => {
@@ -174,5 +223,47 @@ describe('integrity in the report', () => {
     expect(mixed.integrity).toMatchObject({ sandbox: 'none', sandbox_trials: { none: 1 } });
     expect(renderMarkdown(mixed)).toContain('**Warning: no sandbox.**');
     expect(renderMarkdown(report({ sandbox_used: 'bwrap' }, 'bwrap'))).not.toContain('Warning');
+  });
+});
+
+// Issue 18: reports list saturated tasks (they no longer separate models) and calibrating ones.
+describe('lifecycle in reports', () => {
+  it('lists tasks saturated in this run, recorded as saturated, and calibrating', () => {
+    const trials = [
+      // t1: three models, three runs each, 9 of 9 solved (saturated); t2: 6 of 9 (not).
+      ...['m1', 'm2', 'm3'].flatMap((model) => cell(3, 3, { task_id: 't1', model })),
+      ...['m1', 'm2', 'm3'].flatMap((model) => cell(2, 3, { task_id: 't2', model })),
+      // navigation: only two models, so t1 is not judged there
+      ...['m1', 'm2'].flatMap((model) => cell(3, 3, { task_id: 't1', model, mode: 'navigation' })),
+      ...cell(0, 1, { task_id: 't3' }),
+    ];
+    const tasks = {
+      t1: meta(1),
+      t2: { ...meta(2), saturated: { pooled_rate: 0.93, reason: 'the only parser task' } },
+      t3: { ...meta(3), state: 'calibrating' as const },
+    };
+    const r = buildReport(run({ agent_info: { nanocoder_version: '1.30.0' } }), trials, {
+      tasks: { source: 'snapshot', tasks, note: null },
+      cutoffs: null,
+    });
+    expect(r.lifecycle).toEqual({
+      calibrating: ['t3'],
+      saturated: {
+        recorded: [{ task_id: 't2', pooled_rate: 0.93, reason: 'the only parser task' }],
+        this_run: [
+          { task_id: 't1', mode: 'hinted', configurations: 3, passed: 9, observations: 9, rate: 1 },
+        ],
+      },
+    });
+    const md = renderMarkdown(r);
+    expect(md).toContain(
+      '## Saturated tasks\n\nA pooled solve rate of 0.9 or more: these tasks no longer separate models (nanobench calibration).\n\n- t1 (hinted): 9/9 solved in this run across 3 configurations\n- t2: recorded saturated at 93%, kept active: the only parser task',
+    );
+    expect(md).toMatch(
+      /## Calibrating tasks\n\n.*not part of a released dataset version\.\n\n- t3/,
+    );
+    const html = renderHtml(r);
+    expect(html).toContain('<section id="saturated-tasks"><h2>Saturated tasks</h2>');
+    expect(html).toContain('<li>t1 (hinted): 9/9 solved in this run across 3 configurations</li>');
   });
 });

@@ -67,6 +67,19 @@ describe('provider matrix', () => {
       'b t1 hinted',
     ]);
   });
+
+  it('sorts task ids in natural order: task-2 before task-10', () => {
+    const ids = ['task-10', 'task-2', 'task-1', 'task-02b', 'other-9', 'task-100'];
+    const cells = providerMatrix(ids.map((task_id) => trial({ task_id })));
+    expect(cells.map((c) => c.task_id)).toEqual([
+      'other-9',
+      'task-1',
+      'task-2',
+      'task-02b',
+      'task-10',
+      'task-100',
+    ]);
+  });
 });
 
 describe('breakdowns', () => {
@@ -212,6 +225,91 @@ describe('buildReport', () => {
     expect(r.errors.by_cause.map((e) => [e.cause, e.count, e.message])).toEqual([
       ['provider/unreachable', 2, 'provider: refused (a)'],
       ['agent: crashed', 1, 'agent: crashed'],
+    ]);
+  });
+
+  it('files read per model, and what each insufficient_context_read trial read', () => {
+    const read = (count: number, required: string[], total = 2) => ({
+      details: { files_read: { count, bytes: 1, paths: [], required, required_total: total } },
+    });
+    const trials = [
+      trial({ mode: 'navigation', label: 'insufficient_context_read', score: 0, ...read(41, []) }),
+      trial({ mode: 'navigation', attempt: 2, label: 'pass', score: 1, ...read(4, ['a', 'b']) }),
+      trial({
+        mode: 'navigation',
+        attempt: 3,
+        task_id: 't2',
+        label: 'insufficient_context_read',
+        ...read(12, ['a']),
+      }),
+      // No tool calls (a command agent): not in the means.
+      trial({ mode: 'navigation', attempt: 4, label: 'zero_signal', score: 0 }),
+      trial({ status: 'error', attempt: 5, mode: 'navigation', ...read(99, []) }),
+    ];
+    const r = buildReport(run(), trials, {
+      tasks: { source: 'unavailable', tasks: {}, note: 'x' },
+      cutoffs: null,
+    });
+    expect(r.reading.threshold).toBe(10);
+    expect(r.reading.models).toEqual([
+      {
+        provider: 'p',
+        model: 'm',
+        mode: 'navigation',
+        trials: 3,
+        files_read_mean: (41 + 4 + 12) / 3,
+        files_read_max: 41,
+        required_read_mean: (0 + 1 + 0.5) / 3,
+        insufficient_context_read: 2,
+      },
+    ]);
+    expect(r.reading.examples.map((e) => [e.task_id, e.text])).toEqual([
+      ['t1', 'read 41 files, none of the required ones'],
+      ['t2', 'read 12 files, 1 of the 2 required ones'],
+    ]);
+    expect(r.reading.labelled).toBe(2);
+    // The light query's flattened columns read the same.
+    const flat = buildReport(
+      run(),
+      [
+        trial({
+          mode: 'navigation',
+          label: 'insufficient_context_read',
+          files_read: 20,
+          required_read: 0,
+          required_total: 3,
+        } as never),
+      ],
+      { tasks: { source: 'unavailable', tasks: {}, note: 'x' }, cutoffs: null },
+    );
+    expect(flat.reading.examples[0].text).toBe('read 20 files, none of the required ones');
+  });
+
+  it('follows the audit it is given: Level-4 labels collapse, and the report says on what', () => {
+    const trials = [
+      ...cell(0, 2, {}, 'hallucinated_api'),
+      ...cell(0, 1, { task_id: 't2' }, 'wrong_abstraction_layer'),
+    ];
+    const audit = {
+      run_id: 'r0',
+      reviewer: 'ann',
+      created_at: '2026-02-01T00:00:00Z',
+      items: 20,
+      agreed: 17,
+      agreement: 0.85,
+      required: 0.9,
+      collapsed: true,
+    };
+    const r = buildReport(run(), trials, {
+      tasks: { source: 'unavailable', tasks: {}, note: 'x' },
+      cutoffs: null,
+      audit,
+    });
+    expect(r.audit).toEqual(audit);
+    expect(r.taxonomy.labels.map((l) => [l.label, l.count])).toEqual([['implementation_error', 3]]);
+    expect(r.matrix.flatMap((c) => Object.keys(c.labels))).toEqual([
+      'implementation_error',
+      'implementation_error',
     ]);
   });
 });

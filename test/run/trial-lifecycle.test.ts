@@ -1,7 +1,7 @@
 // Issue 12: the trial lifecycle as typed phases, tested without git, sandboxes or test runners:
 // the services each phase calls are replaced by fakes. Only a trial whose every harness phase
 // succeeded is scored; every failure is stored with a stage and a code.
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -238,6 +238,30 @@ describe('the trial lifecycle', () => {
     expect(rec.status).toBe('scored');
     expect(rec.flags).toContain('target_tests_missing');
     expect(rec.details.missing_targets).toEqual({ count: 1, ids: ['js::also fixed'] });
+    // The evaluator's vector (issue 18): the fix is not met, nothing that passed broke.
+    expect(rec.details.criteria).toEqual({ fail_to_pass: false, pass_to_pass: true });
+  });
+
+  it('keeps the prompt with the artifacts, and why each failed target failed', async () => {
+    const e = env({
+      services: services({
+        verify: async () => {
+          const v = verification({ 'fixes it': false, 'also fixed': true, 'still works': true });
+          v.outcomes.get('js::fixes it')!.message = `AssertionError: ${'x'.repeat(3000)}`;
+          return v;
+        },
+      }),
+    });
+    const rec = await runTrial(spec(), e);
+    // The viewer shows what the agent was asked without the dataset (hinted: the files listed).
+    expect(readFileSync(join(rec.artifacts_dir!, 'prompt.md'), 'utf8')).toBe(
+      'x\n\nKey files to focus on:\n- src/a.js',
+    );
+    const [failed, passed] = rec.details.fail_to_pass as { message?: string }[];
+    expect(failed).toMatchObject({ id: 'js::fixes it', passed: false });
+    expect(failed.message).toMatch(/^AssertionError: x+$/);
+    expect(failed.message).toHaveLength(2000); // cut: details stay small
+    expect(passed).toEqual({ id: 'js::also fixed', passed: true });
   });
 
   it('a failure inside a phase takes that phase as its stage; a bug is "internal"', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ScoreInput, score } from '../../src/score/rules.js';
+import { CONTEXT_EXPLOSION_FILES } from '../../src/score/labels.js';
+import { readText, type ScoreInput, score } from '../../src/score/rules.js';
 
 const t = (id: string, passed: boolean, message?: string) => ({
   id: `${id.split(':')[0]}::${id}`,
@@ -65,12 +66,43 @@ describe('rule 2: pass first (deliberate deviation)', () => {
 });
 
 describe('rule 3: no required-file overlap', () => {
-  it('navigation: insufficient_context_read, no pathfinding credit', () => {
-    const r = score(input({ mode: 'navigation', filesChanged: ['README.md'] }));
+  const read = (count: number, required: string[] = []) => ({ count, required });
+  it('navigation, many files read: insufficient_context_read, no pathfinding credit', () => {
+    const r = score(
+      input({ mode: 'navigation', filesChanged: ['README.md'], filesRead: read(41) }),
+    );
     expect(r).toMatchObject({ label: 'insufficient_context_read', score: 0, confidenceLevel: '1' });
+    expect(r.explanation).toMatch(/^read 41 files, none of the required ones, and changed none/);
   });
-  it('hinted: zero_signal', () => {
-    expect(score(input({ filesChanged: [] }))).toMatchObject({
+  it('the threshold is inclusive, and reading a required file without changing it still counts', () => {
+    const r = score(
+      input({
+        mode: 'navigation',
+        filesChanged: ['README.md'],
+        filesRead: read(CONTEXT_EXPLOSION_FILES, ['src/a.js']),
+      }),
+    );
+    expect(r.label).toBe('insufficient_context_read');
+    expect(r.explanation).toMatch(/read 10 files, 1 of the 2 required ones/);
+  });
+  it('navigation, few files read: zero_signal (no sign of context explosion)', () => {
+    const r = score(
+      input({
+        mode: 'navigation',
+        filesChanged: ['README.md'],
+        filesRead: read(CONTEXT_EXPLOSION_FILES - 1, ['src/a.js', 'src/b.js']),
+      }),
+    );
+    expect(r).toMatchObject({ label: 'zero_signal', score: 0, confidenceLevel: '1' });
+    expect(r.explanation).toMatch(/read 9 files, all 2 required ones, fewer than the 10/);
+  });
+  it('navigation, an agent that reports no tool calls: zero_signal, saying why', () => {
+    const r = score(input({ mode: 'navigation', filesChanged: ['README.md'] }));
+    expect(r.label).toBe('zero_signal');
+    expect(r.explanation).toMatch(/reports no files read/);
+  });
+  it('hinted: zero_signal, however much was read', () => {
+    expect(score(input({ filesChanged: [], filesRead: read(50) }))).toMatchObject({
       label: 'zero_signal',
       score: 0,
       confidenceLevel: '1',
@@ -81,6 +113,24 @@ describe('rule 3: no required-file overlap', () => {
       input({ filesChanged: ['README.md'], failToPass: [t('js:f1', true), t('js:f2', false)] }),
     );
     expect(r.label).toBe('zero_signal');
+    const nav = score(
+      input({
+        mode: 'navigation',
+        filesChanged: ['README.md'],
+        filesRead: read(12),
+        failToPass: [t('js:f1', true), t('js:f2', false)],
+      }),
+    );
+    expect(nav.label).toBe('insufficient_context_read');
+  });
+  it('files read change nothing once a required file was changed', () => {
+    const r = score(input({ mode: 'navigation', filesRead: read(100) }));
+    expect(r).toMatchObject({ label: 'incorrect_fix', score: 0.1 });
+  });
+  it('says how the reads met the required files', () => {
+    expect(readText(1, 0, 1)).toBe('read 1 file, none of the required ones');
+    expect(readText(3, 1, 1)).toBe('read 3 files, the required one');
+    expect(readText(3, 0, 0)).toBe('read 3 files');
   });
 });
 

@@ -1,6 +1,6 @@
 // compare BASE -> CANDIDATE: verdicts by the overlap rule, label shifts, and the caveats.
 import { describe, expect, it } from 'vitest';
-import { compareRuns, type RunSide } from '../../src/stats/compare.js';
+import { compareRuns, datasetVersionDifference, type RunSide } from '../../src/stats/compare.js';
 import type { TrialRecord } from '../../src/store/store.js';
 import { cell, trial } from '../report/make-trials.js';
 
@@ -162,14 +162,98 @@ describe('caveats', () => {
     expect(w).toMatch(/task content differs for 1 shared task\(s\): t1/);
   });
 
-  it('warns when a tier 3-4 cell has fewer than five scored runs', () => {
+  it('leaves tier 3-4 cells with fewer than five scored runs out of every verdict, naming them', () => {
+    // 4/4 -> 0/4 on a tier-3 task would be a regression ([51%, 100%] vs [0%, 49%]).
+    const base = [...cell(4, 4), ...cell(1, 1, { task_id: 't2', model: 'm2' })];
+    const cand = [...cell(0, 4), ...cell(1, 1, { task_id: 't2', model: 'm2' })];
+    expect(compareRuns(side(base), side(cand)).regressions).toBe(1); // tiers unknown: counted
     const tiers = { t1: 3, t2: 1 };
-    const c = compareRuns(
-      { ...side([...cell(3, 3), ...cell(1, 1, { task_id: 't2' })]), tiers },
-      { ...side([...cell(0, 3), ...cell(0, 1, { task_id: 't2' })]), tiers },
-    );
+    const c = compareRuns({ ...side(base), tiers }, { ...side(cand), tiers });
+    expect(c.excluded_undersampled).toEqual(['t1 p/m hinted']);
+    expect(c.regressions).toBe(0);
+    expect(c.overall.base).toMatchObject({ passed: 1, scored: 1 }); // t2 only
+    expect(c.groups.map((g) => [g.model, g.verdict])).toEqual([
+      ['m2', 'not distinguishable from noise'],
+    ]);
+    expect(c.only_in_base).toEqual([]); // p/m is in both runs: left out for sampling, not absent
     expect(c.warnings.join('\n')).toMatch(
-      /1 tier 3-4 cell\(s\) have fewer than 5 scored runs on a side \(t1 p\/m hinted\)/,
+      /1 tier 3-4 cell\(s\) left out of every verdict: fewer than 5 scored runs on a side.*: t1 p\/m hinted/,
+    );
+    // Five scored runs on both sides: counted again.
+    const five = compareRuns({ ...side(cell(5, 5)), tiers }, { ...side(cell(0, 5)), tiers });
+    expect(five.excluded_undersampled).toEqual([]);
+    expect(five.regressions).toBeGreaterThan(0);
+  });
+
+  it('warns first when the runs were scored by different rules, and says which NanoBench', () => {
+    const c = compareRuns(
+      side(cell(1, 1), { scoring_rules_version: 1, nanobench_version: '0.1.0' }),
+      side(cell(1, 1), { scoring_rules_version: 2, nanobench_version: '0.2.0' }),
+    );
+    expect(c.warnings[0]).toMatch(
+      /^scored by different rules: base scoring rules 1, candidate 2; a label shift may come from the rules/,
+    );
+    expect(c.warnings[1]).toBe('NanoBench differs: base 0.1.0, candidate 0.2.0');
+    expect(c.versions).toEqual({
+      nanobench: { base: '0.1.0', candidate: '0.2.0' },
+      scoring_rules: { base: 1, candidate: 2 },
+    });
+    const old = compareRuns(side(cell(1, 1)), side(cell(1, 1), { scoring_rules_version: 2 }));
+    expect(old.warnings[0]).toMatch(/base scoring rules not recorded \(1 or older\), candidate 2/);
+    const same = compareRuns(
+      side(cell(1, 1), { scoring_rules_version: 2, nanobench_version: '0.2.0' }),
+      side(cell(1, 1), { scoring_rules_version: 2, nanobench_version: '0.2.0' }),
+    );
+    expect(same.warnings).toEqual([]);
+  });
+
+  it('applies the audit to both sides: Level-4 labels collapse below 90% agreement', () => {
+    const b = cell(0, 2, {}, 'hallucinated_api');
+    const k = cell(0, 2, {}, 'wrong_abstraction_layer');
+    const audit = {
+      run_id: 'r',
+      reviewer: 'ann',
+      created_at: '2026-01-01T00:00:00Z',
+      items: 20,
+      agreed: 17,
+      agreement: 0.85,
+      required: 0.9,
+      collapsed: true,
+    };
+    const c = compareRuns(side(b), side(k), audit);
+    expect(c.overall.label_shifts.map((s) => s.label)).toEqual(['implementation_error']);
+    expect(c.audit).toBe(audit);
+    const raw = compareRuns(side(b), side(k));
+    expect(raw.overall.label_shifts.map((s) => s.label).sort()).toEqual([
+      'hallucinated_api',
+      'wrong_abstraction_layer',
+    ]);
+  });
+});
+
+// Issue 18: runs over different dataset versions are never compared silently.
+describe('dataset versions', () => {
+  const v = (version: string | null) => ({
+    dataset_versions: [{ path: '/d', name: 'ds', version, digest: null, archived: false }],
+  });
+
+  it('differing versions are named; equal ones, and paths, are not a difference', () => {
+    expect(datasetVersionDifference(side([], v('1.0.0')), side([], v('1.1.0')))).toBe(
+      'the runs are over different dataset versions: base ds 1.0.0, candidate ds 1.1.0',
+    );
+    const moved = { dataset_versions: [{ ...v('1.0.0').dataset_versions[0], path: '/elsewhere' }] };
+    expect(datasetVersionDifference(side([], v('1.0.0')), side([], moved))).toBeUndefined();
+    const c = compareRuns(side(cell(1, 1), v('1.0.0')), side(cell(1, 1), v('1.1.0')));
+    expect(c.warnings[0]).toMatch(
+      /^the runs are over different dataset versions: .*; compared on the tasks they share/,
+    );
+  });
+
+  it('a run that predates version records: the comparison says it cannot tell', () => {
+    expect(datasetVersionDifference(side([], {}), side([], v('1.0.0')))).toBeUndefined();
+    const c = compareRuns(side(cell(1, 1)), side(cell(1, 1), v('1.0.0')));
+    expect(c.warnings).toContain(
+      'the base run predates dataset version records: whether both ran the same dataset version is unknown',
     );
   });
 });

@@ -1,7 +1,7 @@
 // The sampling policy (whitepaper §8.5): runs per task by tier, overridable with --runs, and how a
 // report states it.
 import { describe, expect, it } from 'vitest';
-import { planTrials, runsForTier } from '../../src/run/plan.js';
+import { planTrials, runnableStates, runsForTier } from '../../src/run/plan.js';
 import { samplingPolicy, undersampled } from '../../src/stats/sampling.js';
 import { EXAMPLES } from '../helpers/cli.js';
 import { loadInline } from '../helpers/tasks.js';
@@ -51,6 +51,18 @@ describe('planTrials', () => {
       task: { ...tasks[0].task, status: { state: 'retired' as const, reason: 'flaky' } },
     };
     expect(planTrials([retired], 'nop', models, ['hinted'])).toEqual([]);
+  });
+
+  it('calibrating tasks are planned only when the run asks for them (run --calibrating)', () => {
+    const calibrating = {
+      ...tasks[0],
+      task: { ...tasks[0].task, status: { state: 'calibrating' as const } },
+    };
+    expect(planTrials([calibrating], 'nop', models, ['hinted'])).toEqual([]);
+    expect(
+      planTrials([calibrating], 'nop', models, ['hinted'], 1, runnableStates(true)),
+    ).toHaveLength(models.length);
+    expect(runnableStates(false)).toEqual(['active']);
   });
 });
 

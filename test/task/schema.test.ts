@@ -75,6 +75,56 @@ describe('task schema v1', () => {
     );
   });
 
+  it('a calibrating task carries no activation or saturation yet', () => {
+    expect(parseTask({ ...minimal, status: { state: 'calibrating' } }, 't.json').status).toEqual({
+      state: 'calibrating',
+    });
+    const activated = {
+      at: '2026-03-01T00:00:00Z',
+      reason: 'approved',
+      content_digest: `sha256:${'a'.repeat(64)}`,
+      configurations: ['a', 'b', 'c'],
+      observations: 9,
+    };
+    expect(() =>
+      parseTask({ ...minimal, status: { state: 'calibrating', activated } }, 't.json'),
+    ).toThrow(/field "status.activated": a calibrating task has no "activated" yet/);
+    expect(
+      parseTask({ ...minimal, status: { state: 'active', activated } }, 't.json').status,
+    ).toMatchObject({ activated });
+  });
+
+  it('saturation kept active needs its reason', () => {
+    const saturated = {
+      pooled_rate: 0.95,
+      passed: 19,
+      observations: 20,
+      marked_at: '2026-03-01T00:00:00Z',
+    };
+    expect(() =>
+      parseTask({ ...minimal, status: { state: 'active', saturated } }, 't.json'),
+    ).toThrow(/field "status.saturated.reason": missing/);
+  });
+
+  it('criteria: unique ids, pass_to_pass reserved, a test in one criterion only', () => {
+    const c = (id: string, tests: string[]) => ({ id, description: 'd', tests });
+    expect(
+      parseTask({ ...minimal, criteria: [c('works', ['js::w > works'])] }, 't.json').criteria,
+    ).toEqual([c('works', ['js::w > works'])]);
+    expect(() =>
+      parseTask({ ...minimal, criteria: [c('pass_to_pass', ['js::w > works'])] }, 't.json'),
+    ).toThrow(/field "criteria.0.id": "pass_to_pass" is the criterion every task has/);
+    expect(() =>
+      parseTask({ ...minimal, criteria: [c('a', ['js::w > works']), c('a', ['js::x'])] }, 't.json'),
+    ).toThrow(/field "criteria.1.id": criterion "a" is declared twice/);
+    expect(() =>
+      parseTask(
+        { ...minimal, criteria: [c('a', ['js::w > works']), c('b', ['js::w > works'])] },
+        't.json',
+      ),
+    ).toThrow(/field "criteria.1.tests.0": "js::w > works" is already in criterion "a"/);
+  });
+
   it('invalid JSON is a UserError naming the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'nb-'));
     writeFileSync(join(dir, 'bad.json'), '{ nope');

@@ -70,44 +70,52 @@ export function startHostBridge(socketPath: string, target: LoopbackTarget): Pro
 
 /**
  * The in-sandbox forwarder, run by the system node from a read-only bind as an ES module:
- * `node bridge.mjs HOST PORT SOCKET -- COMMAND ARGS...`. It listens first, then runs the command
- * with inherited stdio, passes on termination signals and exits the way the command did.
+ * `node bridge.mjs HOST PORT SOCKET [HOST PORT SOCKET ...] -- COMMAND ARGS...` (one triple per
+ * endpoint: the provider proxy, a judge's port). It listens first, then runs the command with
+ * inherited stdio, passes on termination signals and exits the way the command did.
  * Plain JavaScript on purpose: it must run under any Node >= 20 without a build step.
  */
 export const FORWARDER_SOURCE = `import { createConnection, createServer } from 'node:net';
 import { spawn } from 'node:child_process';
-const [host, port, socketPath, sep, command, ...args] = process.argv.slice(2);
-if (sep !== '--' || !command) {
-  console.error('nanobench-bridge: usage: bridge.mjs HOST PORT SOCKET -- COMMAND ARGS...');
+const argv = process.argv.slice(2);
+const sep = argv.indexOf('--');
+const triples = sep > 0 ? argv.slice(0, sep) : [];
+const [command, ...args] = sep > 0 ? argv.slice(sep + 1) : [];
+if (sep <= 0 || triples.length % 3 !== 0 || !command) {
+  console.error('nanobench-bridge: usage: bridge.mjs HOST PORT SOCKET [HOST PORT SOCKET ...] -- COMMAND ARGS...');
   process.exit(125);
 }
-const server = createServer((inner) => {
-  const outer = createConnection(socketPath);
-  const stop = () => { inner.destroy(); outer.destroy(); };
-  inner.on('error', stop);
-  outer.on('error', stop);
-  inner.pipe(outer);
-  outer.pipe(inner);
-});
-server.on('error', (e) => {
-  console.error('nanobench-bridge: cannot listen on ' + host + ':' + port + ': ' + e.message);
-  process.exit(125);
-});
-server.listen(Number(port), host, () => {
-  const child = spawn(command, args, { stdio: 'inherit' });
-  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'];
-  for (const s of signals) process.on(s, () => child.kill(s));
-  child.on('error', (e) => {
-    console.error('nanobench-bridge: cannot start ' + command + ': ' + e.message);
-    process.exit(127);
+const servers = [];
+const listen = (host, port, socketPath) => new Promise((resolve) => {
+  const server = createServer((inner) => {
+    const outer = createConnection(socketPath);
+    const stop = () => { inner.destroy(); outer.destroy(); };
+    inner.on('error', stop);
+    outer.on('error', stop);
+    inner.pipe(outer);
+    outer.pipe(inner);
   });
-  child.on('exit', (code, signal) => {
-    server.close();
-    if (signal) {
-      for (const s of signals) process.removeAllListeners(s);
-      process.kill(process.pid, signal);
-    }
-    process.exit(code ?? 1);
+  server.on('error', (e) => {
+    console.error('nanobench-bridge: cannot listen on ' + host + ':' + port + ': ' + e.message);
+    process.exit(125);
   });
+  servers.push(server);
+  server.listen(Number(port), host, resolve);
+});
+for (let i = 0; i < triples.length; i += 3) await listen(triples[i], triples[i + 1], triples[i + 2]);
+const child = spawn(command, args, { stdio: 'inherit' });
+const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+for (const s of signals) process.on(s, () => child.kill(s));
+child.on('error', (e) => {
+  console.error('nanobench-bridge: cannot start ' + command + ': ' + e.message);
+  process.exit(127);
+});
+child.on('exit', (code, signal) => {
+  for (const server of servers) server.close();
+  if (signal) {
+    for (const s of signals) process.removeAllListeners(s);
+    process.kill(process.pid, signal);
+  }
+  process.exit(code ?? 1);
 });
 `;

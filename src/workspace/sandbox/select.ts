@@ -10,6 +10,8 @@ import { UserError } from '../../util/errors.js';
 import { run } from '../../util/process.js';
 import { type BwrapOptions, bwrapDriver } from './bwrap.js';
 import { detectContainment, which } from './contain.js';
+import { containerDriver } from './container.js';
+import { type EngineName, engineProblem, findEngine } from './engine.js';
 import { findPrlimit } from './limits.js';
 import { NOBODY_WARNING, nobodyDriver } from './nobody.js';
 import { NONE_WARNING, noneDriver } from './none.js';
@@ -49,6 +51,31 @@ export interface SelectOptions extends Omit<BwrapOptions, 'bwrapPath' | 'prlimit
    * user has to ask for `--sandbox none`. Control (oracle, nop) and command agents may fall back.
    */
   llmAgent?: boolean;
+  /** Container sandboxes: the image of tasks that declare no environment. */
+  image?: string;
+  /** Container sandboxes: build arguments of every environment build. */
+  buildArgs?: string[];
+}
+
+const ENGINE_PACKAGES: Record<EngineName, string> = {
+  podman: 'apt-get install podman runc',
+  docker: 'install Docker and start its daemon',
+};
+
+/** `--sandbox podman|docker`: the engine must be installed and answer, or the run does not start. */
+async function containerSandbox(name: EngineName, o: SelectOptions): Promise<SandboxDriver> {
+  const engine = findEngine(name);
+  if (!engine)
+    throw new UserError(
+      'NO_SANDBOX',
+      `--sandbox ${name}: ${name} is not installed (${ENGINE_PACKAGES[name]})`,
+    );
+  const problem = await engineProblem(engine);
+  if (problem) throw new UserError('NO_SANDBOX', `--sandbox ${name}: ${problem}`);
+  return {
+    ...containerDriver({ engine }),
+    container: { engine, defaultImage: o.image, buildArgs: o.buildArgs ?? [] },
+  };
 }
 
 /**
@@ -82,6 +109,7 @@ async function withoutBwrap(o: SelectOptions, why?: string): Promise<SandboxDriv
 }
 
 export async function selectSandbox(mode: SandboxMode, o: SelectOptions): Promise<SandboxDriver> {
+  if (mode === 'podman' || mode === 'docker') return containerSandbox(mode, o);
   if (mode === 'none') return withoutBwrap(o);
   const bwrapPath = which('bwrap');
   let why: string | undefined = 'bwrap (bubblewrap) is not installed';

@@ -1,24 +1,34 @@
 // The sandbox contract. A driver prepares sessions; a session is one sandboxed phase of a trial
 // (the agent, or the verifier's test runs) and turns argv into the argv that runs it isolated.
 import type { AgentSandbox } from '../../agent/types.js';
+import type { Engine } from './engine.js';
 
-export const SANDBOX_MODES = ['auto', 'bwrap', 'none'] as const;
+export const SANDBOX_MODES = ['auto', 'bwrap', 'none', 'podman', 'docker'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 /**
  * The isolation a session really had. `none-as-nobody` is what `none` becomes when NanoBench runs
  * as root: no network isolation, but the agent runs as `nobody` and sees only the toolchain and
  * its own directories (src/workspace/sandbox/nobody.ts).
  */
-export const SANDBOX_KINDS = ['bwrap', 'none-as-nobody', 'none'] as const;
+export const SANDBOX_KINDS = ['bwrap', 'podman', 'docker', 'none-as-nobody', 'none'] as const;
 export type SandboxKind = (typeof SANDBOX_KINDS)[number];
 
 /**
  * What makes a session's processes die with NanoBench, even when it is killed with SIGKILL:
  * `pid-namespace` (they all die with the namespace's init), `pdeathsig` (only the launched
  * command dies with us; its descendants wait for killRunLeftovers), `tag-sweep` (nothing
- * automatic: only the environment tags let killRunLeftovers find them).
+ * automatic: only the environment tags let killRunLeftovers find them), `container` (each command
+ * is a container whose init kills everything in it when NanoBench's liveness pipe closes; the
+ * session removes its containers by label).
  */
-export type Containment = 'pid-namespace' | 'pdeathsig' | 'tag-sweep';
+export type Containment = 'pid-namespace' | 'pdeathsig' | 'tag-sweep' | 'container';
+
+/** A host path seen at another path inside a container session. */
+export interface Mount {
+  source: string;
+  target: string;
+  readOnly?: boolean;
+}
 
 export interface SessionOptions {
   /** Seen read-write at its real path; the working directory of everything wrapped. */
@@ -38,6 +48,23 @@ export interface SessionOptions {
   tag: string;
   /** The run's id, set in every process's environment too (killRunLeftovers finds them by it). */
   runId?: string;
+  // Container drivers only (the others ignore them):
+  /** The environment image the session's commands run in (required by podman/docker). */
+  image?: string;
+  /** Where the workspace appears inside (default: its real path). A Harbor task's WORKDIR. */
+  workdir?: string;
+  /** More bind mounts at other paths (a Harbor task's /tests, /logs/verifier, /solution). */
+  mounts?: Mount[];
+  /** More loopback endpoints bridged in besides `endpoint` (a judge's port). */
+  extraEndpoints?: { baseUrl: string }[];
+  /** `host`: the machine's network, for install steps only; default none (but the endpoints). */
+  network?: 'none' | 'host';
+  /** The image's own filesystem writable (discarded with the container); default read-only. */
+  writableRoot?: boolean;
+  /** Resource limits of the task (container cgroups). */
+  resources?: { cpus?: number; memoryMb?: number };
+  /** Extra environment set inside (values travel as -e NAME=VALUE). */
+  env?: Record<string, string>;
 }
 
 /** What a session saw, for the integrity audit. */
@@ -60,11 +87,22 @@ export interface SandboxSession extends AgentSandbox {
   close(): Promise<SessionReport>;
 }
 
+/** How a container driver finds a task's environment image (src/workspace/environment.ts). */
+export interface ContainerSetup {
+  engine: Engine;
+  /** The image of tasks that declare no environment (--image). */
+  defaultImage?: string;
+  /** Passed to every environment build (--build-arg NAME=VALUE). */
+  buildArgs: string[];
+}
+
 export interface SandboxDriver {
   readonly kind: SandboxKind;
   /** Why this driver was chosen (e.g. why auto fell back to none). */
   readonly note?: string;
   /** The user commands run as, when it is not NanoBench's (the workspace must be theirs). */
   readonly user?: { uid: number; gid: number };
+  /** Container drivers only: sessions need an image (SessionOptions.image). */
+  readonly container?: ContainerSetup;
   open(o: SessionOptions): Promise<SandboxSession>;
 }

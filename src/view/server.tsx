@@ -1,0 +1,246 @@
+// `nanobench view`'s web server (Hono on Node's http): read-only pages over a results store
+// opened read-only, everything served from here (no CDN, no network from the page), one URL per
+// page. Routes are thin: data.ts reads, pages/ render.
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createAdaptorServer } from '@hono/node-server';
+import { type Context, Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { Store } from '../store/store.js';
+import { UserError } from '../util/errors.js';
+import { PACKAGE_ROOT } from '../util/package-root.js';
+import {
+  artifactPath,
+  artifactsDir,
+  comparePage,
+  parseFilters,
+  RunCache,
+  runPage,
+  runRows,
+  trialPage,
+} from './data.js';
+import { ComparePageView } from './pages/compare.js';
+import { ErrorPage } from './pages/error.js';
+import { page } from './pages/layout.js';
+import { RunPageView } from './pages/run.js';
+import { RunsPage } from './pages/runs.js';
+import { TrialPageView } from './pages/trial.js';
+import { STYLE } from './style.js';
+
+export interface ViewAppOptions {
+  /** Per-model knowledge cutoffs for the contamination marks, as `report --cutoffs`. */
+  cutoffs?: string;
+  /** How often a live page's event stream looks for new trials. */
+  pollMs?: number;
+  /**
+   * Host names the pages answer to (any port). A page over local files must not answer a
+   * browser that reached it through another name (DNS rebinding); undefined: any.
+   */
+  allowedHosts?: string[];
+  /** Where a failed request is reported (the page shows a 500, the server keeps serving). */
+  log?: (line: string) => void;
+}
+
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+export const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '::1', '[::1]'];
+
+/** 127.0.0.0/8, ::1 and localhost: the addresses only this machine reaches. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** The built client script (tsc compiles src/view/client/), without its source-map comment. */
+function clientScript(): string {
+  const file = join(PACKAGE_ROOT, 'dist', 'view', 'client', 'client.js');
+  return readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=.*$/, '\n');
+}
+
+export function viewApp(store: Store, opts: ViewAppOptions = {}) {
+  const app = new Hono();
+  const cache = new RunCache(store, opts.cutoffs);
+  const pollMs = opts.pollMs ?? 1000;
+  const stopping = { value: false };
+  let script: string | undefined;
+
+  const html = (c: Context, node: unknown, status: 200 | 400 | 404 | 500 = 200) => {
+    c.header('Content-Security-Policy', PAGE_CSP);
+    return c.html(page(node), status);
+  };
+  const notFound = (c: Context, message: string) =>
+    html(c, <ErrorPage status={404} message={message} />, 404);
+
+  app.use('*', async (c, next) => {
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cache-Control', 'no-store');
+    if (opts.allowedHosts) {
+      // The request's URL carries the Host header's name (node-server builds it from that).
+      const host = new URL(c.req.url).hostname;
+      if (!opts.allowedHosts.includes(host))
+        return c.text(`this viewer answers to ${opts.allowedHosts.join(', ')} only\n`, 421);
+    }
+    // Read-only: nothing here changes anything, so nothing accepts a body.
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      c.header('Allow', 'GET, HEAD');
+      return c.text('the viewer is read-only\n', 405);
+    }
+    await next();
+  });
+
+  app.get('/assets/style.css', (c) => {
+    c.header('Content-Type', 'text/css; charset=utf-8');
+    return c.body(STYLE);
+  });
+  app.get('/assets/client.js', (c) => {
+    script ??= clientScript();
+    c.header('Content-Type', 'text/javascript; charset=utf-8');
+    return c.body(script);
+  });
+
+  app.get('/', (c) => html(c, <RunsPage rows={runRows(store)} db={store.path} />));
+
+  app.get('/runs/:run', (c) => {
+    const p = runPage(store, cache, c.req.param('run'), parseFilters(c.req.query()));
+    return p
+      ? html(c, <RunPageView p={p} />)
+      : notFound(c, `No run "${c.req.param('run')}" in ${store.path}.`);
+  });
+
+  app.get('/runs/:run/events', (c) => {
+    const id = c.req.param('run');
+    if (!store.getRun(id)) return notFound(c, `No run "${id}" in ${store.path}.`);
+    return streamSSE(c, async (stream) => {
+      let aborted = false;
+      stream.onAbort(() => {
+        aborted = true;
+      });
+      // Only changes after what the page was rendered with (it says so in ?since=).
+      let last = c.req.query('since') ?? '';
+      while (!aborted && !stopping.value) {
+        const p = store.runProgress(id);
+        const key = `${p.trials}:${p.last_id}:${p.status}`;
+        if (p.status !== 'running') {
+          await stream.writeSSE({ event: 'end', data: JSON.stringify(p) });
+          return;
+        }
+        if (key !== last) await stream.writeSSE({ event: 'progress', data: JSON.stringify(p) });
+        last = key;
+        await stream.sleep(pollMs);
+      }
+    });
+  });
+
+  app.get('/runs/:run/trials/:trial', (c) => {
+    const { run, trial } = c.req.param();
+    const p = /^\d{1,15}$/.test(trial)
+      ? trialPage(store, cache, run, Number(trial), parseFilters(c.req.query()))
+      : null;
+    if (!p)
+      return notFound(
+        c,
+        store.getRun(run)
+          ? `Run ${run} has no trial "${trial}".`
+          : `No run "${run}" in ${store.path}.`,
+      );
+    return html(c, <TrialPageView p={p} />);
+  });
+
+  app.get('/runs/:run/trials/:trial/artifacts/:name', (c) => {
+    const { run, trial, name } = c.req.param();
+    const t = /^\d{1,15}$/.test(trial) ? store.trial(run, Number(trial)) : undefined;
+    // Only a name the directory lists: the request never builds a path.
+    const file = t ? artifactPath(artifactsDir(store, t), name) : undefined;
+    if (!file) return notFound(c, `No artifact "${name}" for trial ${trial} of run ${run}.`);
+    const download = c.req.query('download') !== undefined;
+    // Never rendered as a page of this origin: plain text, sandboxed.
+    c.header('Content-Security-Policy', "sandbox; default-src 'none'");
+    c.header('Content-Type', download ? 'application/octet-stream' : 'text/plain; charset=utf-8');
+    c.header('Content-Disposition', `${download ? 'attachment' : 'inline'}; filename="${name}"`);
+    return c.body(readFileSync(file));
+  });
+
+  app.get('/compare', (c) => {
+    const r = comparePage(store, c.req.query('base') ?? '', c.req.query('candidate') ?? '');
+    if (!r.ok) return html(c, <ErrorPage status={r.status} message={r.message} />, r.status);
+    return html(c, <ComparePageView base={r.base} candidate={r.candidate} c={r.comparison} />);
+  });
+
+  app.notFound((c) => notFound(c, `Nothing at ${c.req.path}.`));
+  app.onError((e, c) => {
+    const bad = e instanceof UserError;
+    opts.log?.(`${c.req.method} ${c.req.path}: ${bad ? e.message : ((e as Error).stack ?? e)}`);
+    return html(
+      c,
+      <ErrorPage
+        status={500}
+        message={bad ? e.message : `The viewer failed on this page: ${(e as Error).message}`}
+      />,
+      500,
+    );
+  });
+  return { app, stop: () => (stopping.value = true) };
+}
+
+export interface Viewer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions extends Omit<ViewAppOptions, 'allowedHosts'> {
+  db: string;
+  host: string;
+  port: number;
+  /** Listen on a non-loopback address (the viewer has no authentication). */
+  allowRemote?: boolean;
+}
+
+export async function startViewer(o: StartOptions): Promise<Viewer> {
+  if (!isLoopback(o.host) && !o.allowRemote)
+    throw new UserError(
+      'REMOTE_BIND',
+      `--host ${o.host} is not a loopback address: the viewer has no authentication, so anyone who reaches it reads every trial; pass --allow-remote to listen there anyway`,
+    );
+  const store = Store.open(o.db, { readonly: true });
+  const { app, stop } = viewApp(store, {
+    ...o,
+    allowedHosts: o.allowRemote ? undefined : LOOPBACK_NAMES,
+  });
+  const server = createAdaptorServer({ fetch: app.fetch });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(o.port, o.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (e) {
+    store.close();
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE')
+      throw new UserError(
+        'PORT_IN_USE',
+        `port ${o.port} on ${o.host} is in use: pass another --port (0 picks a free one)`,
+      );
+    throw new UserError('LISTEN', `cannot listen on ${o.host}:${o.port} (${(e as Error).message})`);
+  }
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${host}:${addr.port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        stop();
+        server.close(() => {
+          store.close();
+          resolve();
+        });
+        // Live pages hold their event streams open: end them rather than wait.
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}

@@ -1,0 +1,171 @@
+// Issue #17: `nanobench task check` on broken Harbor tasks. Each variant of a valid example breaks
+// one thing, and exactly the check that judges that thing fails.
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CHECK_IDS, type CheckId, checkHarborTask, checkTargets } from '../../src/harbor/check.js';
+import { EXAMPLES } from '../helpers/cli.js';
+
+const root = mkdtempSync(join(tmpdir(), 'nb-check-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A copy of an example task with one thing broken. */
+function broken(name: string, example: string, breakIt: (dir: string) => void): string {
+  const dir = join(root, name);
+  cpSync(join(EXAMPLES, 'harbor', example), dir, { recursive: true });
+  breakIt(dir);
+  return dir;
+}
+
+const failing = (dir: string) =>
+  checkHarborTask(dir)
+    .checks.filter((c) => !c.ok)
+    .map((c) => c.check);
+
+describe('task check: the examples are structurally valid', () => {
+  it.each(['median', 'units', 'line-fit'])('%s', (name) => {
+    const r = checkHarborTask(join(EXAMPLES, 'harbor', name));
+    expect(r.checks.map((c) => c.check)).toEqual([...CHECK_IDS]);
+    expect(r.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(r.valid).toBe(true);
+  });
+});
+
+const CASES: [string, CheckId, string, (dir: string) => void][] = [
+  ['no task.toml', 'task.toml', 'median', (d) => rmSync(join(d, 'task.toml'))],
+  [
+    'task.toml not TOML',
+    'task.toml',
+    'median',
+    (d) => writeFileSync(join(d, 'task.toml'), '[agent\ntimeout_sec = 1'),
+  ],
+  [
+    'a negative timeout',
+    'task.toml',
+    'median',
+    (d) => writeFileSync(join(d, 'task.toml'), '[agent]\ntimeout_sec = -5\n'),
+  ],
+  [
+    'a timeout as a string',
+    'task.toml',
+    'median',
+    (d) => writeFileSync(join(d, 'task.toml'), '[verifier]\ntimeout_sec = "60"\n'),
+  ],
+  ['no instruction.md', 'instruction', 'median', (d) => rmSync(join(d, 'instruction.md'))],
+  [
+    'an empty instruction.md',
+    'instruction',
+    'median',
+    (d) => writeFileSync(join(d, 'instruction.md'), '  \n'),
+  ],
+  [
+    'no Dockerfile, no docker_image',
+    'environment',
+    'median',
+    (d) => rmSync(join(d, 'environment', 'Dockerfile')),
+  ],
+  [
+    'a Dockerfile without FROM',
+    'environment',
+    'median',
+    (d) => writeFileSync(join(d, 'environment', 'Dockerfile'), 'WORKDIR /app\n'),
+  ],
+  [
+    'a Dockerfile without WORKDIR',
+    'environment',
+    'median',
+    (d) =>
+      writeFileSync(
+        join(d, 'environment', 'Dockerfile'),
+        'FROM debian:bookworm\nCOPY app/ /app/\n',
+      ),
+  ],
+  [
+    'WORKDIR /',
+    'environment',
+    'median',
+    (d) => writeFileSync(join(d, 'environment', 'Dockerfile'), 'FROM debian:bookworm\nWORKDIR /\n'),
+  ],
+  ['no tests/test.sh', 'tests', 'median', (d) => rmSync(join(d, 'tests', 'test.sh'))],
+  [
+    'a verifier that writes no reward',
+    'tests',
+    'median',
+    (d) =>
+      writeFileSync(join(d, 'tests', 'test.sh'), '#!/bin/bash\npython3 /tests/check_median.py\n'),
+  ],
+  [
+    'solution/ without solve.sh',
+    'solution',
+    'median',
+    (d) => rmSync(join(d, 'solution', 'solve.sh')),
+  ],
+  ['judge/ without judge.json', 'judge', 'line-fit', (d) => rmSync(join(d, 'judge', 'judge.json'))],
+  [
+    'a budget of zero',
+    'judge',
+    'line-fit',
+    (d) => writeFileSync(join(d, 'judge', 'judge.json'), '{"max_submissions": 0}'),
+  ],
+  ['judge/ without score.py', 'judge', 'line-fit', (d) => rmSync(join(d, 'judge', 'score.py'))],
+  [
+    'final cases without final.py',
+    'judge',
+    'line-fit',
+    (d) => rmSync(join(d, 'judge', 'final.py')),
+  ],
+  [
+    'grader cases without a reason',
+    'judge',
+    'line-fit',
+    (d) =>
+      writeFileSync(
+        join(d, 'judge', 'grader_tests.json'),
+        '{"cases": [{"submission": 1, "reward": 0}]}',
+      ),
+  ],
+  [
+    'the solution copied into the image',
+    'leaks',
+    'median',
+    (d) => cpSync(join(d, 'solution', 'solve.sh'), join(d, 'environment', 'app', 'notes.sh')),
+  ],
+  [
+    'a test copied into the image',
+    'leaks',
+    'median',
+    (d) => cpSync(join(d, 'tests', 'check_median.py'), join(d, 'environment', 'app', 'check.py')),
+  ],
+  [
+    "the grader's code copied into the image",
+    'leaks',
+    'line-fit',
+    (d) => cpSync(join(d, 'judge', 'fit.py'), join(d, 'environment', 'app', 'fit.py')),
+  ],
+];
+
+describe('task check: a broken task fails exactly its check', () => {
+  it.each(CASES)('%s -> %s', (name, check, example, breakIt) => {
+    const dir = broken(name.replace(/\W+/g, '-'), example, breakIt);
+    expect(failing(dir)).toEqual([check]);
+    const r = checkHarborTask(dir);
+    expect(r.valid).toBe(false);
+    expect(r.checks.find((c) => c.check === check)?.fix).toBeTruthy();
+  });
+
+  it('public data shared by the image and the judge is not a leak', () => {
+    // line-fit's train.csv is in both on purpose; its held-out points are not in the image.
+    expect(failing(join(EXAMPLES, 'harbor', 'line-fit'))).toEqual([]);
+  });
+
+  it('a directory of tasks is checked task by task; a task without task.toml is still one', () => {
+    const dir = broken('no-toml-in-bench', 'median', (d) => rmSync(join(d, 'task.toml')));
+    expect(checkTargets(join(EXAMPLES, 'harbor')).map((d) => d.split('/').pop())).toEqual([
+      'line-fit',
+      'median',
+      'units',
+    ]);
+    expect(checkTargets(dir)).toEqual([dir]);
+  });
+});

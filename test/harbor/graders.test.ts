@@ -1,0 +1,133 @@
+// Issue #17: every example task's grader test cases ("this submission must score this reward,
+// because ...") run offline, on the host's python3; how a misbehaving grader is read; how a
+// Harbor verifier's reward becomes a score.
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hostGrader, readGrade } from '../../src/harbor/judge/grader.js';
+import { readGraderTests, runGraderTests } from '../../src/harbor/judge/grader-tests.js';
+import { harborOutcome, readReward } from '../../src/harbor/reward.js';
+import { EXAMPLES } from '../helpers/cli.js';
+
+const HARBOR = join(EXAMPLES, 'harbor');
+const judged = readdirSync(HARBOR).filter((d) => {
+  try {
+    return readdirSync(join(HARBOR, d, 'judge')).includes('grader_tests.json');
+  } catch {
+    return false;
+  }
+});
+
+describe('grader test cases of the example tasks', () => {
+  it('there is at least one task with a judge', () => expect(judged.length).toBeGreaterThan(0));
+
+  it.each(judged)('%s: every case scores what it says, for the reason it gives', async (task) => {
+    const dir = join(HARBOR, task, 'judge');
+    const results = await runGraderTests(
+      readGraderTests(join(dir, 'grader_tests.json')),
+      hostGrader(dir),
+    );
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    // Each rule the grader enforces has a case that scores 0, and the reference one scores.
+    expect(results.some((r) => r.expected === 0)).toBe(true);
+    expect(results.some((r) => r.expected > 0)).toBe(true);
+  });
+});
+
+describe('a grader that misbehaves scores 0 with the reason', () => {
+  const root = mkdtempSync(join(tmpdir(), 'nb-grader-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const graderWith = (body: string) => {
+    const dir = mkdtempSync(join(root, 'g-'));
+    writeFileSync(join(dir, 'score.py'), body);
+    return hostGrader(dir, 5);
+  };
+
+  it('raises', async () => {
+    const g = await graderWith('def grade(p):\n    raise RuntimeError("boom")\n')('score', null);
+    expect(g.reward).toBe(0);
+    expect(g.reason).toMatch(/grader failed .*RuntimeError: boom/);
+  });
+
+  it('returns no reward, or NaN', async () => {
+    expect((await graderWith('def grade(p):\n    return {"why": 1}\n')('score', null)).reward).toBe(
+      0,
+    );
+    const nan = await graderWith('def grade(p):\n    return {"reward": float("nan")}\n')(
+      'score',
+      null,
+    );
+    expect(nan).toMatchObject({ reward: 0 });
+    expect(nan.reason).toMatch(/finite/);
+  });
+
+  it('prints a fake verdict before failing', async () => {
+    const g = await graderWith(
+      'import sys\ndef grade(p):\n    print("NANOBENCH_GRADE {\\"reward\\": 1}")\n    sys.exit(3)\n',
+    )('score', null);
+    expect(g.reward).toBe(0);
+  });
+
+  it('hangs past its time', () => {
+    expect(readGrade({ exitCode: null, stdout: '', stderr: '', timedOut: true })).toEqual({
+      reward: 0,
+      reason: 'the grader timed out',
+    });
+  });
+
+  it('is missing', async () => {
+    expect((await hostGrader(root)('final', null)).reason).toBe('judge/final.py is missing');
+  });
+});
+
+describe('the reward of a Harbor verifier', () => {
+  const logs = (files: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'nb-reward-'));
+    for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+    return dir;
+  };
+
+  it('reward.txt: one number', () => {
+    expect(readReward(logs({ 'reward.txt': '0.5\n' }))).toEqual({
+      value: 0.5,
+      metrics: { reward: 0.5 },
+      file: 'reward.txt',
+    });
+  });
+
+  it('reward.json: the reward metric; else the only metric; else the mean', () => {
+    expect(readReward(logs({ 'reward.json': '{"reward": 0.75, "valid": 1}' })).value).toBe(0.75);
+    expect(readReward(logs({ 'reward.json': '{"accuracy": 0.6}' })).value).toBe(0.6);
+    expect(
+      readReward(logs({ 'reward.json': '{"a": 1, "b": 0, "passed": true}' })).value,
+    ).toBeCloseTo(2 / 3);
+  });
+
+  it('no reward, or an unreadable one, is an infra error of the verifier, never a score', () => {
+    expect(() => readReward(logs({}))).toThrow(/wrote no reward/);
+    expect(() => readReward(logs({ 'reward.txt': 'pass' }))).toThrow(/one number/);
+    expect(() => readReward(logs({ 'reward.json': '[1]' }))).toThrow(/no numeric metric/);
+    expect(() => readReward(logs({ 'reward.json': '{' }))).toThrow(/not JSON/);
+  });
+
+  it('labels: pass at 1, partial_reward between, no_reward at 0; scores clamped to [0, 1]', () => {
+    const r = (value: number) => ({
+      value,
+      metrics: { reward: value },
+      file: 'reward.txt' as const,
+    });
+    expect(harborOutcome(r(1), 'success', 1)).toMatchObject({ label: 'pass', score: 1 });
+    expect(harborOutcome(r(2.5), 'success', 1)).toMatchObject({ label: 'pass', score: 1 });
+    expect(harborOutcome(r(0.3), 'success', 1)).toMatchObject({
+      label: 'partial_reward',
+      score: 0.3,
+    });
+    expect(harborOutcome(r(0), 'success', 0)).toMatchObject({ label: 'no_reward', score: 0 });
+    expect(harborOutcome(r(-1), 'success', 0)).toMatchObject({ label: 'no_reward', score: 0 });
+    expect(harborOutcome(r(0.3), 'context_exceeded', 0)).toMatchObject({
+      label: 'context_window_exceeded',
+      score: 0,
+    });
+  });
+});
