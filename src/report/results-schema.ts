@@ -139,6 +139,20 @@ const ReportSchema = z
     integrity: Open,
     evidence: Open.describe('tasks that ran without passing gate evidence for their content'),
     lifecycle: Open.describe('tasks that ran while calibrating, and saturated tasks'),
+    phases: z
+      .object({
+        trials: Count.describe('trials with timed phases'),
+        phases: z.array(
+          z.object({ phase: z.string(), mean_ms: Ms, median_ms: Ms, share: z.number() }).strict(),
+        ),
+        mean_total_ms: Ms.describe("sum of the phases' means: a typical trial"),
+        provision: z
+          .record(z.string(), Count)
+          .describe('trials per provisioning mode (overlay, fuse-overlayfs, reflink, copy)'),
+      })
+      .strict()
+      .nullable()
+      .describe("where the trials' time went (details.phase_ms); null when no trial was timed"),
   })
   .strict();
 
