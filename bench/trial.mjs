@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { nopAgent } from '../dist/agent/controls.js';
 import { RunPaths } from '../dist/run/paths.js';
 import { runTrial } from '../dist/run/trial.js';
+import { TIMED_PHASES } from '../dist/run/trial-phases.js';
 import { loadDataset } from '../dist/task/load.js';
 import { inlinePatches } from '../dist/task/patches.js';
 import { run } from '../dist/util/process.js';
@@ -207,18 +208,8 @@ console.log(
 console.log(`floor (the suites alone in a prepared checkout): median ${floorMs.toFixed(0)} ms`);
 console.log('\nmode            median ms  ratio   median phase ms');
 // suites: the part of verify that is the suites' own run (inside the sandbox).
-const ORDER = [
-  'provision',
-  'agent',
-  'guard',
-  'diff',
-  'harden',
-  'verify',
-  'suites',
-  'score',
-  'audit',
-  'teardown',
-];
+const ORDER = [...TIMED_PHASES];
+ORDER.splice(ORDER.indexOf('verify') + 1, 0, 'suites');
 for (const m of modes) {
   const med = median(times[m]);
   const ph = ORDER.map((p) => `${p} ${median(phases[m].map((x) => x?.[p] ?? 0)).toFixed(0)}`);

@@ -1,20 +1,8 @@
 // Where a run's time went: the mean and median of each trial phase (details.phase_ms, timed by
 // the trial template) and how the workspaces were made (details.provision). Trials stored before
 // phases were timed are left out, and the summary says how many it covers.
+import { TIMED_PHASES as ORDER } from '../run/trial-phases.js';
 import type { ReportTrial } from './model.js';
-
-/** The phases in the order a trial runs them. */
-const ORDER = [
-  'provision',
-  'agent',
-  'guard',
-  'diff',
-  'harden',
-  'verify',
-  'score',
-  'audit',
-  'teardown',
-];
 
 export interface PhaseSummary {
   /** Trials with timed phases. */

@@ -47,6 +47,12 @@ export const STAGES = [
 ] as const;
 export type Stage = (typeof STAGES)[number];
 
+/** The phases a trial times (details.phase_ms), in the order it runs them. */
+export const TIMED_PHASES = [
+  ...STAGES.filter((s) => s !== 'provider' && s !== 'interrupted' && s !== 'internal'),
+  'teardown',
+];
+
 /** What the phases call; replaced in unit tests of the lifecycle. */
 export interface TrialServices {
   provision: typeof provision;
