@@ -21,11 +21,11 @@ import { applyIntegrity } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import type { TrialSpec } from '../run/plan.js';
 import {
-  asInfra,
   emptyRecord,
   environmentDetails,
   phase,
   recordAgent,
+  recordError,
   type TrialEnv,
 } from '../run/trial.js';
 import { prepareEnvironment, resourcesOf } from '../run/trial-environment.js';
@@ -169,16 +169,7 @@ export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<T
       applyIntegrity(rec, audit.flags, env.integrity ?? 'flag');
     });
   } catch (e) {
-    const err = asInfra(e, 'internal');
-    Object.assign(rec, {
-      status: 'error',
-      score: null,
-      label: null,
-      confidence_level: null,
-      error: `${err.stage}: ${err.message}`,
-      error_stage: err.stage,
-      error_code: err.code,
-    });
+    recordError(rec, e);
   } finally {
     endpoint?.finish?.();
     if (judge && rec.details.judge === undefined) rec.details.judge = judge.state();

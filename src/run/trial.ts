@@ -146,6 +146,20 @@ export function asInfra(e: unknown, stage: Stage): InfraError {
   return new InfraError('internal', `${stage}: ${(e as Error)?.message ?? String(e)}`, 'bug');
 }
 
+/** The trial ends as an infra error: never scored, its stage and code kept for the reports. */
+export function recordError(rec: TrialRecord, e: unknown): void {
+  const err = asInfra(e, 'internal');
+  Object.assign(rec, {
+    status: 'error',
+    score: null,
+    label: null,
+    confidence_level: null,
+    error: `${err.stage}: ${err.message}`,
+    error_stage: err.stage,
+    error_code: err.code,
+  });
+}
+
 /**
  * One trial: provision -> agent -> guard + diff -> harden -> verify -> score -> audit. Each phase
  * returns its product or fails with a stage and a code; the trial is scored only when every
@@ -233,16 +247,7 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
       applyIntegrity(rec, audit.flags, env.integrity ?? 'flag');
     });
   } catch (e) {
-    const err = asInfra(e, 'internal');
-    Object.assign(rec, {
-      status: 'error',
-      score: null,
-      label: null,
-      confidence_level: null,
-      error: `${err.stage}: ${err.message}`,
-      error_stage: err.stage,
-      error_code: err.code,
-    });
+    recordError(rec, e);
   } finally {
     const started = Date.now();
     endpoint?.finish?.(); // stop serving this trial even when the agent threw
