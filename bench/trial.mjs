@@ -8,20 +8,26 @@
 //   npm run bench:trial                  (builds first)
 //   node bench/trial.mjs [rounds=5] [--packages N] [--load N] [--modes overlay,copy] [--sandbox none]
 //                        [--no-concurrency]
+// A real task instead (a reference task: its patches come from the repository):
+//   node bench/trial.mjs 3 --task datasets/nanobench-v1/tasks/luxon-1685.json --mirror DIR
+//                        [--cache-dir DIR] [--modes overlay,copy]
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { nopAgent } from '../dist/agent/controls.js';
 import { RunPaths } from '../dist/run/paths.js';
 import { runTrial } from '../dist/run/trial.js';
 import { TIMED_PHASES } from '../dist/run/trial-phases.js';
-import { loadDataset } from '../dist/task/load.js';
+import { loadDataset, loadTaskFile } from '../dist/task/load.js';
 import { inlinePatches } from '../dist/task/patches.js';
 import { run } from '../dist/util/process.js';
 import { cleanTestEnv, suiteRunFrom } from '../dist/verify/verifier.js';
 import { mountTable, unmountUnder } from '../dist/workspace/layers.js';
+import { ensureSnapshot } from '../dist/workspace/provision.js';
+import { resolveTask } from '../dist/workspace/resolve-tasks.js';
 import { selectSandbox } from '../dist/workspace/sandbox/select.js';
+import { ensureSourceClone, resolveSource } from '../dist/workspace/source.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
@@ -76,9 +82,11 @@ for (const mode of opt('--modes', 'overlay,fuse-overlayfs,reflink,copy').split('
   roots[mode] = root;
 }
 
-// The task: shopfront-001 with its JavaScript suite loading a large node_modules.
+// The task: shopfront-001 with its JavaScript suite loading a large node_modules, or --task.
+const TASK_FILE = opt('--task');
+const CACHE_DIR = opt('--cache-dir');
 const base = JSON.parse(readFileSync(join(ROOT, 'examples/tasks/shopfront-001.json'), 'utf8'));
-const task = {
+const synthetic = {
   ...base,
   task_id: 'shopfront-001-deps',
   install_command: `${base.install_command} && node ${join(ROOT, 'bench/big-deps.mjs')} web/node_modules ${PACKAGES} 70 ${LOAD}`,
@@ -88,13 +96,22 @@ const task = {
       : s,
   ),
 };
-task.test_command = task.test_suites[0].command;
+synthetic.test_command = synthetic.test_suites[0].command;
 const dataset = join(dir, 'dataset');
 mkdirSync(join(dataset, 'tasks'), { recursive: true });
-writeFileSync(join(dataset, 'tasks', `${task.task_id}.json`), JSON.stringify(task, null, 2));
-const [loaded] = loadDataset(dataset);
-const resolved = { ...loaded, task: inlinePatches(loaded.task) };
-const mirrorDir = join(ROOT, 'examples/mirror');
+writeFileSync(join(dataset, 'tasks', `${synthetic.task_id}.json`), JSON.stringify(synthetic));
+const mirrorDir = TASK_FILE ? opt('--mirror') : join(ROOT, 'examples/mirror');
+const cacheOf = (mode) => CACHE_DIR ?? join(roots[mode], 'cache');
+const resolved = TASK_FILE
+  ? await resolveTask(loadTaskFile(TASK_FILE), {
+      cacheDir: cacheOf(Object.keys(roots)[0]),
+      mirrorDir,
+    })
+  : (() => {
+      const [loaded] = loadDataset(dataset);
+      return { ...loaded, task: inlinePatches(loaded.task) };
+    })();
+const task = resolved.task;
 
 const sandbox = await selectSandbox(opt('--sandbox', 'auto'), {
   protectedPaths: [ROOT, dir],
@@ -112,7 +129,7 @@ async function trial(mode) {
     mode: 'hinted',
     attempt: 1,
   };
-  const paths = new RunPaths(join(roots[mode], 'results', 'r.sqlite'), join(roots[mode], 'cache'));
+  const paths = new RunPaths(join(roots[mode], 'results', 'r.sqlite'), cacheOf(mode));
   const m = await measured(() =>
     runTrial(spec, {
       runId: 'bench',
@@ -138,7 +155,9 @@ async function trial(mode) {
 const modes = Object.keys(roots);
 /** Tests each suite reported in the trials: the floor must report as many. */
 const expectedTests = {};
-console.log(`preparing: ${modes.join(', ')} (the install makes ${PACKAGES} packages per cache)`);
+console.log(
+  `preparing: ${modes.join(', ')} (${TASK_FILE ? `${task.task_id}: its install` : `the install makes ${PACKAGES} packages`} per cache)`,
+);
 for (const mode of modes) {
   // Builds each mode's snapshot (and for none-as-nobody its lower layer owned by nobody).
   const started = Date.now();
@@ -150,9 +169,13 @@ for (const mode of modes) {
 // by several percent, which is no cost of NanoBench's.
 const checkout = join(dir, 'floor', 'results', 'workspaces', 'bench', '00000000-00000000');
 mkdirSync(join(checkout, '..'), { recursive: true });
-const snapshotWs = execFileSync('sh', ['-c', `ls -d ${roots[modes[0]]}/cache/envs/*/ws`], {
-  encoding: 'utf8',
-}).trim();
+const clone = await ensureSourceClone(
+  cacheOf(modes[0]),
+  task.repo,
+  resolveSource(resolved, mirrorDir),
+  { commits: [task.base_commit] },
+);
+const snapshotWs = join((await ensureSnapshot(cacheOf(modes[0]), task, clone)).dir, 'ws');
 execFileSync('cp', ['-a', snapshotWs, checkout]);
 execFileSync('git', ['apply', '-'], { cwd: checkout, input: task.test_patch });
 const home = join(dir, 'home');
@@ -163,10 +186,21 @@ async function floorRun() {
   for (const s of task.test_suites) {
     rmSync(home, { recursive: true, force: true });
     mkdirSync(home);
-    const r = await run('/bin/sh', ['-c', s.command], { cwd: checkout, env: cleanTestEnv(home) });
+    const resultFile = s.result_file && join(checkout, s.result_file);
+    if (resultFile) rmSync(resultFile, { force: true });
+    // A fresh HOME and TMPDIR, as each trial's sandbox has: a cache a runner keeps there (jest's
+    // transform cache in TMPDIR) is never shared between trials, so the floor starts cold too.
+    const tmp = join(home, 'tmp');
+    mkdirSync(tmp);
+    const r = await run('/bin/sh', ['-c', s.command], {
+      cwd: checkout,
+      env: { ...cleanTestEnv(home), TMPDIR: tmp },
+    });
     if (r.timedOut) throw new Error(`floor: ${s.name} timed out`);
     // The same suite as the trials', or the floor measures something else.
-    const tests = suiteRunFrom(s, r, undefined, checkout, 600).tests.length;
+    const report =
+      resultFile && existsSync(resultFile) ? readFileSync(resultFile, 'utf8') : undefined;
+    const tests = suiteRunFrom(s, r, report, checkout, 600).tests.length;
     if (tests !== expectedTests[s.name])
       throw new Error(
         `floor: ${s.name} reported ${tests} tests, the trials ${expectedTests[s.name]}`,
@@ -203,7 +237,7 @@ const median = (xs) => {
 };
 const floorMs = median(times.floor);
 console.log(
-  `\n${ROUNDS} rounds, sandbox ${sandbox.kind}, ${PACKAGES} packages in web/node_modules, ${LOAD} loaded by each test process; load average ${loadBefore} before, ${load()} after`,
+  `\n${ROUNDS} rounds, sandbox ${sandbox.kind}, ${TASK_FILE ? task.task_id : `${PACKAGES} packages in web/node_modules, ${LOAD} loaded by each test process`}; load average ${loadBefore} before, ${load()} after`,
 );
 console.log(`floor (the suites alone in a prepared checkout): median ${floorMs.toFixed(0)} ms`);
 console.log('\nmode            median ms  ratio   median phase ms');
