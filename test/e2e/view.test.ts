@@ -124,8 +124,12 @@ describe('nanobench view in a browser', () => {
     const results = await texts(page, '#trials-table tbody td:nth-child(6)');
     expect(results).toEqual(hallucinated.map(() => 'hallucinated_api'));
 
-    // open the first: everything a maintainer needs to see why it failed
-    const first = page.locator('#trials-table a[data-nav-item]').first();
+    // open the first in hinted mode (trials run two at a time, so either mode may come first):
+    // everything a maintainer needs to see why it failed
+    const first = page
+      .locator('#trials-table tbody tr', { hasText: 'hinted' })
+      .first()
+      .locator('a[data-nav-item]');
     const href = await first.getAttribute('href');
     await first.click();
     await page.waitForURL(`${url}${href!.slice(1)}`);
