@@ -14,10 +14,8 @@
 //   score      the reward is the score (src/harbor/reward.ts)
 import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { SOLUTION_MOUNT } from '../agent/controls.js';
-import { applyIntegrity } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import type { TrialSpec } from '../run/plan.js';
 import {
@@ -25,6 +23,7 @@ import {
   environmentDetails,
   phase,
   recordAgent,
+  recordAudit,
   recordError,
   type TrialEnv,
 } from '../run/trial.js';
@@ -33,7 +32,6 @@ import { type AgentOutcome, agentFailure, DEFAULT_SERVICES } from '../run/trial-
 import type { TrialRecord } from '../store/store.js';
 import type { LoadedTask } from '../task/load.js';
 import { InfraError } from '../util/errors.js';
-import { PACKAGE_ROOT } from '../util/package-root.js';
 import { type RunResult, run } from '../util/process.js';
 import { ctimeMark, walk } from '../verify/fs-tree.js';
 import { sanitizeWorkspace } from '../verify/harden.js';
@@ -149,25 +147,15 @@ export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<T
       ...(judge && { judge: judge.state() }),
     });
     const a = agent;
-    await phase(rec, 'audit', () => {
-      const audit = DEFAULT_SERVICES.auditTrial({
+    await phase(rec, 'audit', () =>
+      recordAudit(rec, env, spec, DEFAULT_SERVICES.auditTrial, {
         guard: { ...guard, git: [], nestedGit: [] },
         infra: { touchedTests: [], touchedInfra: harden, resultFiles: [] },
-        session: a.session,
-        output: `${a.result.stdout}\n${a.result.stderr}`,
-        protectedRoots: [
-          env.paths.root,
-          env.paths.cacheDir,
-          spec.task.datasetDir,
-          PACKAGE_ROOT,
-          homedir(),
-        ],
-        allowed: [ws, scratch, ...a.session.readOnly],
-      });
-      if (env.integrity !== 'off' && Object.keys(audit.evidence).length)
-        rec.details.integrity = audit.evidence;
-      applyIntegrity(rec, audit.flags, env.integrity ?? 'flag');
-    });
+        agent: a,
+        ws,
+        scratch,
+      }),
+    );
   } catch (e) {
     recordError(rec, e);
   } finally {

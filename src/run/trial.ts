@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { buildPrompt } from '../agent/prompt.js';
 import type { Agent, AgentResult, ExitKind } from '../agent/types.js';
+import type { Audit, AuditInput } from '../integrity/audit.js';
 import { applyIntegrity, type IntegrityMode } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import { SCORING_RULES_VERSION, type TargetTest } from '../score/rules.js';
@@ -161,6 +162,37 @@ export function recordError(rec: TrialRecord, e: unknown): void {
 }
 
 /**
+ * The audit phase of any trial: what the agent touched or named outside its place becomes
+ * integrity flags on `rec` (and their evidence in details.integrity, unless integrity is off).
+ */
+export function recordAudit(
+  rec: TrialRecord,
+  env: TrialEnv,
+  spec: TrialSpec,
+  audit: (a: AuditInput) => Audit,
+  o: Pick<AuditInput, 'guard' | 'infra'> & { agent: AgentOutcome; ws: string; scratch: string },
+): void {
+  const a = o.agent;
+  const found = audit({
+    guard: o.guard,
+    infra: o.infra,
+    session: a.session,
+    output: `${a.result.stdout}\n${a.result.stderr}`,
+    protectedRoots: [
+      env.paths.root,
+      env.paths.cacheDir,
+      spec.task.datasetDir,
+      PACKAGE_ROOT,
+      homedir(),
+    ],
+    allowed: [o.ws, o.scratch, ...a.session.readOnly],
+  });
+  if (env.integrity !== 'off' && Object.keys(found.evidence).length)
+    rec.details.integrity = found.evidence;
+  applyIntegrity(rec, found.flags, env.integrity ?? 'flag');
+}
+
+/**
  * One trial: provision -> agent -> guard + diff -> harden -> verify -> score -> audit. Each phase
  * returns its product or fails with a stage and a code; the trial is scored only when every
  * harness phase succeeded, and stored as an infra error (never scored) otherwise. Teardown
@@ -227,25 +259,15 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
     recordScore(rec, graded, v, agent.result.timedOut);
     const a = agent;
     const c = change;
-    await phase(rec, 'audit', () => {
-      const audit = scope.services.auditTrial({
+    await phase(rec, 'audit', () =>
+      recordAudit(rec, env, spec, scope.services.auditTrial, {
         guard: c.guard,
         infra,
-        session: a.session,
-        output: `${a.result.stdout}\n${a.result.stderr}`,
-        protectedRoots: [
-          env.paths.root,
-          env.paths.cacheDir,
-          spec.task.datasetDir,
-          PACKAGE_ROOT,
-          homedir(),
-        ],
-        allowed: [scope.ws, scope.scratch, ...a.session.readOnly],
-      });
-      if (env.integrity !== 'off' && Object.keys(audit.evidence).length)
-        rec.details.integrity = audit.evidence;
-      applyIntegrity(rec, audit.flags, env.integrity ?? 'flag');
-    });
+        agent: a,
+        ws: scope.ws,
+        scratch: scope.scratch,
+      }),
+    );
   } catch (e) {
     recordError(rec, e);
   } finally {
