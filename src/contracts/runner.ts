@@ -146,6 +146,12 @@ async function applyVariant(ws: string, m: Metamorphic, caseFile: string): Promi
   writeFileSync(path, text.replace(ident(from), to));
 }
 
+/** A case's workspace (an overlay where materialize could mount one) unmounted and removed. */
+function discardWorkspace(p: { ws: string }): void {
+  unmountUnder(join(p.ws, '..'));
+  rmSync(join(p.ws, '..'), { recursive: true, force: true });
+}
+
 interface Prepared {
   ws: string;
   scratch: string;
@@ -194,8 +200,7 @@ class TaskRun {
         });
       return e;
     } finally {
-      unmountUnder(join(p.ws, '..')); // materialize made an overlay where it could
-      rmSync(join(p.ws, '..'), { recursive: true, force: true });
+      discardWorkspace(p);
       rmSync(p.scratch, { recursive: true, force: true });
     }
   }
@@ -325,8 +330,7 @@ class TaskRun {
         message: `${c.id} has the same candidate as ${same} (tree ${short(p.digest)}); refused: one candidate is one piece of evidence`,
         fix: `give ${c.id} a candidate of its own, or say why it repeats ${same} in duplicate_candidate_reason`,
       });
-      unmountUnder(join(p.ws, '..')); // materialize made an overlay where it could
-      rmSync(join(p.ws, '..'), { recursive: true, force: true });
+      discardWorkspace(p);
       return void record(p.digest, null, false);
     }
     if (same === undefined) this.byDigest.set(p.digest, c.id);
@@ -401,8 +405,7 @@ class TaskRun {
     }
     v.digest = p.digest;
     if (p.digest === caseDigest) {
-      unmountUnder(join(p.ws, '..')); // materialize made an overlay where it could
-      rmSync(join(p.ws, '..'), { recursive: true, force: true });
+      discardWorkspace(p);
       r.ok = false;
       return this.finding({
         kind: 'invalid_case',

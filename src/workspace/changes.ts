@@ -12,7 +12,7 @@
 // the set may be larger than the change, never smaller.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type EntryType, lstatOrNull, walk } from '../verify/fs-tree.js';
+import { type EntryType, entryType, lstatOrNull, walk } from '../verify/fs-tree.js';
 
 /**
  * Workspace-relative paths that may differ from the lower layer, sorted, none below another.
@@ -84,10 +84,7 @@ export function scopedWalk(
   const stat = listedStat(tree);
   const typeOf = (rel: string): EntryType | undefined => {
     const st = stat(rel);
-    if (!st) return undefined;
-    if (st.isSymbolicLink()) return 'symlink';
-    if (st.isDirectory()) return 'dir';
-    return st.isFile() ? 'file' : 'other';
+    return st ? entryType(st) : undefined;
   };
   for (const p of changed) {
     const parts = p.split('/');

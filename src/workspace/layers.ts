@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { InfraError } from '../util/errors.js';
+import { tryGit } from '../util/git.js';
 import { which } from './sandbox/contain.js';
 
 export const PROVISION_MODES = ['auto', 'overlay', 'fuse-overlayfs', 'reflink', 'copy'] as const;
@@ -261,11 +262,7 @@ export function releaseWorkspace(ws: string, o: { keep?: boolean } = {}): void {
  * NanoBench can enter (no other process of that user may change it: every overlay on it would
  * see the change). git's index is refreshed, so that `git status` in a trial hashes nothing.
  */
-export function lowerOwnedBy(
-  snapshotWs: string,
-  owner: { uid: number; gid: number },
-  gitEnv: NodeJS.ProcessEnv,
-): string {
+export function lowerOwnedBy(snapshotWs: string, owner: { uid: number; gid: number }): string {
   const home = join(dirname(snapshotWs), `as-${owner.uid}`);
   const dir = join(home, 'ws');
   if (existsSync(dir)) return dir;
@@ -276,15 +273,8 @@ export function lowerOwnedBy(
     execFileSync('cp', ['-a', '--reflink=auto', snapshotWs, tmp], { stdio: 'pipe' });
     execFileSync('chown', ['-R', '-P', '-h', `${owner.uid}:${owner.gid}`, tmp], { stdio: 'pipe' });
     if (lstatSync(join(tmp, '.git'), { throwIfNoEntry: false })?.isDirectory()) {
-      try {
-        execFileSync('git', ['update-index', '-q', '--refresh'], {
-          cwd: tmp,
-          env: gitEnv,
-          stdio: 'pipe',
-        });
-      } catch {
-        // exit 1 = some entries need an update: still refreshed as far as it goes
-      }
+      // exit 1 = some entries need an update: still refreshed as far as it goes
+      tryGit(tmp, ['update-index', '-q', '--refresh']);
       const index = join(tmp, '.git', 'index');
       if (existsSync(index)) chownSync(index, owner.uid, owner.gid);
     }

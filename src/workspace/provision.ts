@@ -268,7 +268,7 @@ export async function provision(
   const layers = makeWorkspace(
     (kind) =>
       owner && (kind === 'overlay' || kind === 'fuse-overlayfs')
-        ? lowerOwnedBy(snapshotWs, owner, GIT_ENV)
+        ? lowerOwnedBy(snapshotWs, owner)
         : snapshotWs,
     workspace,
     o.mode ?? 'auto',

@@ -30,6 +30,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { InfraError } from '../../util/errors.js';
 import { walk } from '../../verify/fs-tree.js';
+import { mountTable } from '../layers.js';
 import { INIT_SCRIPT, tagPrefix, which } from './contain.js';
 import { prlimitArgs } from './limits.js';
 import { isInside, type Toolchain, toolchain } from './toolchain.js';
@@ -67,17 +68,8 @@ const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /** Mount points strictly inside `dir` on the host (they come along with a recursive bind). */
 export function submountsUnder(dir: string): string[] {
-  let info: string;
-  try {
-    info = readFileSync('/proc/self/mountinfo', 'utf8');
-  } catch {
-    return [];
-  }
-  const decode = (s: string) =>
-    s.replace(/\\([0-7]{3})/g, (_, o) => String.fromCharCode(+`0o${o}`));
-  return info
-    .split('\n')
-    .map((l) => decode(l.split(' ')[4] ?? ''))
+  return mountTable()
+    .map((m) => m.point)
     .filter((m) => m !== dir && isInside(m, dir));
 }
 
