@@ -15,7 +15,7 @@ import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';
 import { run } from '../util/process.js';
 import { restoreInfrastructure } from '../verify/harden.js';
-import { cleanTestEnv, targetOutcome, verify } from '../verify/verifier.js';
+import { cleanTestEnv, deadSuiteError, targetOutcome, verify } from '../verify/verifier.js';
 import type { Snapshot } from '../workspace/provision.js';
 import {
   type CriteriaVector,
@@ -156,16 +156,9 @@ export function prEvaluator(
           join(c.scratch, 'verify-home'),
         );
         const v = await verify(c.ws, snapshot.baselineTree, task, c.scratch);
-        // A runner that could not start graded nothing (exit 126/127): the evaluator's failure.
-        const dead = v.suites.find((s) => s.status === 'not_started');
-        if (dead)
-          return infra(
-            new InfraError(
-              'verify',
-              `suite ${dead.name} could not start (exit ${dead.exitCode}: "${dead.command}" was not found or cannot be executed)`,
-              'runner_not_started',
-            ),
-          );
+        // A runner that could not start graded nothing: the evaluator's failure.
+        const dead = deadSuiteError(v);
+        if (dead) return infra(dead);
         const { vector, failing } = testCriteriaVector(
           criteria,
           (id) => targetOutcome(v, id).passed,

@@ -19,7 +19,7 @@ import { InfraError, UserError } from '../util/errors.js';
 import { GIT_ENV } from '../util/git.js';
 import { ctimeMark } from '../verify/fs-tree.js';
 import { type InfraReport, restoreInfrastructure } from '../verify/harden.js';
-import { targetOutcome, type Verification, verify } from '../verify/verifier.js';
+import { deadSuiteError, targetOutcome, type Verification, verify } from '../verify/verifier.js';
 import type { ChangedPaths } from '../workspace/changes.js';
 import { addedLines, type WorkspaceDiff, workspaceDiff } from '../workspace/diff.js';
 import type { PreparedEnvironment } from '../workspace/environment.js';
@@ -280,14 +280,8 @@ export async function verifyPhase(s: TrialScope, prov: ProvisionResult): Promise
         s.services.verify(s.ws, prov.baselineTree, s.task, s.scratch, session.wrap.bind(session)),
     )
   ).value;
-  // A runner that could not start graded nothing: the environment failed, not the agent.
-  const dead = v.suites.find((x) => x.status === 'not_started');
-  if (dead)
-    throw new InfraError(
-      'verify',
-      `suite ${dead.name} could not start (exit ${dead.exitCode}: "${dead.command}" was not found or cannot be executed)`,
-      'runner_not_started',
-    );
+  const dead = deadSuiteError(v);
+  if (dead) throw dead;
   return v;
 }
 

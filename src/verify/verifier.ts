@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { ResolvedTask } from '../task/patches.js';
 import type { ResultFormat, TestSuite } from '../task/schema.js';
 import { testId } from '../task/schema.js';
+import { InfraError } from '../util/errors.js';
 import { type RunResult, run } from '../util/process.js';
 import { stripAnsi } from './parsers/common.js';
 import { parseSuite } from './parsers/index.js';
@@ -183,6 +184,21 @@ export async function verify(
     suites.push(await runSuite(ws, suite, left, home, wrap));
   }
   return { suites, outcomes: outcomesOf(suites), durationMs: Date.now() - started };
+}
+
+/**
+ * A suite whose runner could not start (exit 126/127) graded nothing: the environment failed,
+ * never the code under test. The error to raise for it, if any.
+ */
+export function deadSuiteError(v: Verification): InfraError | undefined {
+  const dead = v.suites.find((x) => x.status === 'not_started');
+  return dead
+    ? new InfraError(
+        'verify',
+        `suite ${dead.name} could not start (exit ${dead.exitCode}: "${dead.command}" was not found or cannot be executed)`,
+        'runner_not_started',
+      )
+    : undefined;
 }
 
 /** Every suite's tests by "<suite>::<id>". */
