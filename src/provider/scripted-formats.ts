@@ -7,7 +7,10 @@ import type { ServerResponse } from 'node:http';
 import { contextMessage, errorReply, type ProviderKind } from './kinds.js';
 import type { FailKind } from './script-schema.js';
 import {
+  CONTEXT_LIMIT,
   errorBody,
+  NO_WAIT,
+  overflowOf,
   plainReply,
   type Reply,
   sendFailure,
@@ -34,10 +37,6 @@ export interface ScriptedFormat {
   error(res: ServerResponse, status: number, message: string, code: string): void;
 }
 
-const CONTEXT_LIMIT = 8192;
-// retry-after: 0 makes the client's (fixed) retries immediate, so failure runs stay fast.
-const NO_WAIT = { 'retry-after': '0' };
-
 type Item = Record<string, unknown>;
 const list = (x: unknown) => (Array.isArray(x) ? (x as Item[]) : []);
 
@@ -53,8 +52,6 @@ const halves = (s: string) => {
   const h = Math.ceil(s.length / 2);
   return [s.slice(0, h), s.slice(h)].filter(Boolean);
 };
-
-const overflowOf = (promptTokens: number) => Math.max(promptTokens, CONTEXT_LIMIT + 1);
 
 // ---- OpenAI chat completions ----
 

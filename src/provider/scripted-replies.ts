@@ -3,7 +3,9 @@
 import type { ServerResponse } from 'node:http';
 import type { FailKind, ScriptToolCall, Step } from './script-schema.js';
 
-const CONTEXT_LIMIT = 8192;
+/** The scripted models' context window: a context_overflow failure claims one token more. */
+export const CONTEXT_LIMIT = 8192;
+export const overflowOf = (promptTokens: number) => Math.max(promptTokens, CONTEXT_LIMIT + 1);
 
 /** Deterministic token estimate: a quarter of the characters, rounded up. */
 export const tokens = (text: string) => Math.ceil(text.length / 4);
@@ -18,7 +20,7 @@ export function errorBody(message: string, type: string, code: string | null) {
 }
 
 // retry-after: 0 makes the client's (fixed) retries immediate, so failure runs stay fast.
-const NO_WAIT = { 'retry-after': '0' };
+export const NO_WAIT = { 'retry-after': '0' };
 
 export function sendFailure(
   res: ServerResponse,
@@ -26,7 +28,7 @@ export function sendFailure(
   promptTokens: number,
   model: string,
 ) {
-  const overflow = Math.max(promptTokens, CONTEXT_LIMIT + 1);
+  const overflow = overflowOf(promptTokens);
   const contextMsg =
     `This model's maximum context length is ${CONTEXT_LIMIT} tokens. However, your messages ` +
     `resulted in ${overflow} tokens. Please reduce the length of the messages.`;
