@@ -161,6 +161,10 @@ interface RunData {
   progress: string;
 }
 
+/** Where a run stands, as a page was rendered with it (?since=) and as the live stream checks it. */
+export const progressKey = (p: ReturnType<Store['runProgress']>) =>
+  `${p.trials}:${p.last_id}:${p.status}`;
+
 /**
  * The report and the trial index of a run, memoised while nothing changed (a live page refetches
  * on every finished trial; a big run's report takes a while).
@@ -175,7 +179,7 @@ export class RunCache {
   get(run: RunRecord): RunData {
     const p = this.store.runProgress(run.id);
     const audit = this.store.latestAudit();
-    const progress = `${p.trials}:${p.last_id}:${p.status}`;
+    const progress = progressKey(p);
     const key = `${progress}:${audit?.created_at ?? ''}`;
     const hit = this.entries.get(run.id);
     if (hit?.key === key) return hit.data;

@@ -15,6 +15,7 @@ import {
   artifactsDir,
   comparePage,
   parseFilters,
+  progressKey,
   RunCache,
   runPage,
   runRows,
@@ -122,7 +123,7 @@ export function viewApp(store: Store, opts: ViewAppOptions = {}) {
       let last = c.req.query('since') ?? '';
       while (!aborted && !stopping.value) {
         const p = store.runProgress(id);
-        const key = `${p.trials}:${p.last_id}:${p.status}`;
+        const key = progressKey(p);
         if (p.status !== 'running') {
           await stream.writeSSE({ event: 'end', data: JSON.stringify(p) });
           return;
