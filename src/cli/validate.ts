@@ -95,16 +95,18 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
         throw new UserError('BAD_OPTION', '--record-evidence needs every gate to run; drop --only');
       // Harbor tasks have their own two gates (src/harbor/gates.ts); PR tasks the usual ones.
       const harbor = targets.map((t) => resolveDatasetArg(t)).filter((t) => harborTaskDirs(t));
-      const harborResults = await validateHarborTargets(harbor, o, (v) => {
+      // Each task's result as it is known: its evidence kept, its verdict printed.
+      const each = (v: TaskValidation) => {
         if (o.recordEvidence && v.task_id && v.digest) {
           const file = writeEvidence(
             v.dataset,
-            newEvidence(v.task_id, v.digest, v.admissible, v.gates),
+            newEvidence(v.task_id, v.digest, v.admissible, v.gates, v.content_digest ?? undefined),
           );
           io.stderr.write(`nanobench: ${v.task_id}: evidence written to ${file}\n`);
         }
         if (!o.json) io.stdout.write(human(v));
-      });
+      };
+      const harborResults = await validateHarborTargets(harbor, o, each);
       const prTargets = targets.filter((t) => !harborTaskDirs(resolveDatasetArg(t)));
       const prResults = !prTargets.length
         ? []
@@ -118,22 +120,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
               log: (line) => io.stderr.write(`nanobench: ${line}\n`),
             },
             only,
-            (v) => {
-              if (o.recordEvidence && v.task_id && v.digest) {
-                const file = writeEvidence(
-                  v.dataset,
-                  newEvidence(
-                    v.task_id,
-                    v.digest,
-                    v.admissible,
-                    v.gates,
-                    v.content_digest ?? undefined,
-                  ),
-                );
-                io.stderr.write(`nanobench: ${v.task_id}: evidence written to ${file}\n`);
-              }
-              if (!o.json) io.stdout.write(human(v));
-            },
+            each,
           );
       const results = [...harborResults, ...prResults];
       const admissible = results.filter((r) => r.admissible).length;
