@@ -5,7 +5,7 @@
 // and the build arguments; the built image is tagged with it, so a later run (or another
 // trial) finds it and builds nothing.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { InfraError } from '../util/errors.js';
 import { buildImage, type Engine, imageExists, inspectImage, pullImage } from './sandbox/engine.js';
@@ -41,7 +41,8 @@ function contextDigest(dir: string, into: ReturnType<typeof createHash>): void {
       if (e.isDirectory()) walk(p);
       else if (e.isFile() || e.isSymbolicLink()) {
         into.update(`${relative(dir, p)}\0`);
-        into.update(e.isFile() ? readFileSync(p) : `-> ${p}`);
+        // A link counts by where it points: a new target is a new build context.
+        into.update(e.isFile() ? readFileSync(p) : `-> ${readlinkSync(p)}`);
         into.update('\0');
       }
     }
