@@ -195,7 +195,9 @@ const Step: FC<{ s: StepView }> = ({ s }) => (
 
 function Transcript({ p }: { p: TrialPage }) {
   const x = p.transcript;
-  const filesRead = p.trial.details.files_read;
+  // The agent's own account (details.files_read, from its tool calls) when the trial has one.
+  const recorded = (p.trial.details.files_read as { paths?: unknown } | undefined)?.paths;
+  const filesRead = Array.isArray(recorded) ? recorded.map(String) : undefined;
   return (
     <section id="transcript">
       <h2>Transcript</h2>
@@ -246,19 +248,17 @@ function Transcript({ p }: { p: TrialPage }) {
       <div class="cols">
         <div>
           <h3>Files read</h3>
-          {Array.isArray(filesRead) ? (
+          {filesRead ? (
             <p class="meta">recorded with the trial</p>
           ) : (
             <p class="meta">from the read_file calls above</p>
           )}
           <ul id="files-read">
-            {(Array.isArray(filesRead) ? (filesRead as unknown[]).map(String) : x.files.read).map(
-              (f) => (
-                <li>
-                  <code>{f}</code>
-                </li>
-              ),
-            )}
+            {(filesRead ?? x.files.read).map((f) => (
+              <li>
+                <code>{f}</code>
+              </li>
+            ))}
           </ul>
         </div>
         <div>
