@@ -2,7 +2,7 @@
 // (must score 0.0). A task on which either misbehaves is not admissible.
 import { isHarborTask } from '../harbor/task.js';
 import type { ResolvedTask } from '../task/patches.js';
-import { runShell } from '../util/process.js';
+import { applyPatch } from '../util/git.js';
 import { runProcessGroup } from './process-group.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
@@ -23,11 +23,11 @@ export const oracleAgent: Agent = {
   async run(ctx: AgentContext): Promise<AgentResult> {
     const start = Date.now();
     if (isHarborTask(ctx.task)) return solveHarbor(ctx, start);
-    const r = await runShell('git apply --whitespace=nowarn -', {
-      cwd: ctx.workspace,
-      input: (ctx.task as ResolvedTask).ground_truth_patch,
-      timeoutMs: ctx.timeoutSec * 1000,
-    });
+    const r = await applyPatch(
+      ctx.workspace,
+      (ctx.task as ResolvedTask).ground_truth_patch,
+      ctx.timeoutSec * 1000,
+    );
     if (r.exitCode !== 0)
       return done(start, {
         exitCode: r.exitCode,

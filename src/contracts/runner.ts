@@ -12,7 +12,7 @@ import { type LoadedTask, loadTaskFile } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { PASS_TO_PASS_CRITERION } from '../task/schema.js';
 import { InfraError, UserError } from '../util/errors.js';
-import { runShell } from '../util/process.js';
+import { applyPatch } from '../util/git.js';
 import { ctimeMark } from '../verify/fs-tree.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { materialize, type Snapshot, snapshotTree } from '../workspace/provision.js';
@@ -105,11 +105,7 @@ const list = (xs: string[], n = 3) =>
 class CaseProblem extends Error {}
 
 async function gitApply(ws: string, patch: string, what: string): Promise<void> {
-  const r = await runShell('git apply --whitespace=nowarn -', {
-    cwd: ws,
-    input: patch,
-    timeoutMs: 60_000,
-  });
+  const r = await applyPatch(ws, patch);
   if (r.exitCode !== 0)
     throw new CaseProblem(
       `${what} does not apply at base_commit: ${r.stderr.trim().split('\n')[0]}; regenerate it against base_commit (git diff in a checkout of it)`,

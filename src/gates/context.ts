@@ -9,7 +9,7 @@ import type { LoadedTask } from '../task/load.js';
 import type { Manifest } from '../task/manifest.js';
 import type { ResolvedTask } from '../task/patches.js';
 import type { Task } from '../task/schema.js';
-import { runShell } from '../util/process.js';
+import { applyPatch } from '../util/git.js';
 import { type Verification, verify } from '../verify/verifier.js';
 import { ensureSnapshot, materialize, type Snapshot } from '../workspace/provision.js';
 import { resolveTask, sourceCloneFor } from '../workspace/resolve-tasks.js';
@@ -142,11 +142,7 @@ export class GateContext {
     return this.once('golden', async () => {
       const ws = join(this.dir('golden'), 'ws');
       materialize(await this.snapshot(), ws);
-      const r = await runShell('git apply --whitespace=nowarn -', {
-        cwd: ws,
-        input: (await this.resolved()).task.ground_truth_patch,
-        timeoutMs: 60_000,
-      });
+      const r = await applyPatch(ws, (await this.resolved()).task.ground_truth_patch);
       if (r.exitCode !== 0) return { applied: false, error: r.stderr.trim() };
       this.log('running the suites with the golden patch');
       return {

@@ -10,7 +10,7 @@ import { derivePatches, type ResolvedTask } from '../task/patches.js';
 import { findPlaceholders } from '../task/placeholders.js';
 import { TaskSchema } from '../task/schema.js';
 import { InfraError, UserError } from '../util/errors.js';
-import { runShell } from '../util/process.js';
+import { applyPatch } from '../util/git.js';
 import { type Verification, verify } from '../verify/verifier.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { ensureSnapshot, materialize } from '../workspace/provision.js';
@@ -83,11 +83,7 @@ export async function checkImport(
       const ws = join(work, name, 'ws');
       materialize(snap, ws);
       if (patch) {
-        const r = await runShell('git apply --whitespace=nowarn -', {
-          cwd: ws,
-          input: patch,
-          timeoutMs: 60_000,
-        });
+        const r = await applyPatch(ws, patch);
         if (r.exitCode !== 0) return `the golden patch does not apply: ${tailOf(r.stderr)}`;
       }
       o.log?.(

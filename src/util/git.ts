@@ -1,6 +1,7 @@
 // Thin wrappers over the git CLI. Every call fails loudly with git's own message.
 import { execFileSync } from 'node:child_process';
 import { InfraError } from './errors.js';
+import { type RunResult, runShell } from './process.js';
 
 /** Environment that makes git ignore the user's config and never prompt. */
 export const GIT_ENV: NodeJS.ProcessEnv = {
@@ -45,4 +46,9 @@ export function tryGit(cwd: string, args: string[]): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `patch` applied to the working tree at `ws`; the caller words a failure (r.exitCode, r.stderr). */
+export function applyPatch(ws: string, patch: string, timeoutMs = 60_000): Promise<RunResult> {
+  return runShell('git apply --whitespace=nowarn -', { cwd: ws, input: patch, timeoutMs });
 }
