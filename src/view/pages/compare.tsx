@@ -1,6 +1,7 @@
 // Two runs compared: the same Comparison as `nanobench compare` (compareRuns over the same
 // sides), rendered as a page: verdicts per provider/model/mode and overall, caveats, label shifts.
 import type { FC } from 'hono/jsx';
+import { auditSentence } from '../../audit/policy.js';
 import { ciText, modelName, NON_DET_MARK, passedText, pct } from '../../report/format.js';
 import type { Comparison, GroupComparison } from '../../stats/compare.js';
 import type { RunRecord } from '../../store/store.js';
@@ -95,6 +96,9 @@ export const ComparePageView: FC<{ base: RunRecord; candidate: RunRecord; c: Com
       </section>
       <section>
         <h2>Label shifts (share of scored trials, overall)</h2>
+        <p class="meta" id="audit">
+          {auditSentence(c.audit)}
+        </p>
         {shifts.length ? (
           <table id="shifts-table">
             <thead>
