@@ -78,6 +78,20 @@ else
     "On Ubuntu 24.04: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
 fi
 
+# Some tests run NanoBench as nobody (plain none, none-as-nobody): nobody must be able to reach
+# this checkout. A clone inside a private directory (mktemp -d makes one 0700) is not reachable,
+# so as root every directory above it gets the search bit for others (o+x: enter, not list).
+if is_root; then
+  d=$(pwd -P)
+  while [ "$d" != / ]; do
+    d=$(dirname "$d")
+    if [ -z "$(find "$d" -maxdepth 0 -perm -o+x)" ]; then
+      chmod o+x "$d"
+      say "made $d searchable by others (o+x): the tests run NanoBench as nobody from this checkout"
+    fi
+  done
+fi
+
 # As root every provisioning mode can be tested, and must be (test/helpers/provision-modes.ts).
 if is_root; then export NANOBENCH_REQUIRE_PROVISION=1; fi
 
