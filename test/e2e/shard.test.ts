@@ -41,8 +41,9 @@ describe('shards and merge', () => {
   const dir = tempDir();
   const full = join(dir, 'full.sqlite');
   const shardDb = (i: number) => join(dir, `shard${i}.sqlite`);
+  // Sorted: a slice is a set of trials; two run at once and are stored in the order they end.
   const keysOf = (out: ReturnType<typeof runJson>) =>
-    out.trials.map((t) => `${t.task_id}|${t.mode}|${t.attempt}`);
+    out.trials.map((t) => `${t.task_id}|${t.mode}|${t.attempt}`).sort();
   let fullKeys: string[];
 
   beforeAll(() => {
