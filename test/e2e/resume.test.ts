@@ -47,7 +47,10 @@ describe('kill and resume', () => {
     );
     const exited = new Promise((r) => child.once('exit', r));
     // Three stored and both slots held (tickets 4 and 5 taken). The test timeout bounds the wait.
-    while (storedTrials(db).length < 3 || !existsSync(join(dir, 'ticket-5'))) {
+    // Read only once the run (as nobody) has its WAL files: a reader as root that came first
+    // would create the shared-memory file as root, and the run could no longer write.
+    const ready = () => existsSync(`${db}-shm`) && storedTrials(db).length >= 3;
+    while (!ready() || !existsSync(join(dir, 'ticket-5'))) {
       if (child.exitCode !== null)
         throw new Error(`the run ended early (${child.exitCode}): ${child.output()}`);
       await new Promise((r) => setTimeout(r, 100));
