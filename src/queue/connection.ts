@@ -5,4 +5,3 @@ export function connectionFor(url: string) {
 }
 
 export { isRedacted, REDACTED, redactUrl } from '../util/redact-url.js';
-

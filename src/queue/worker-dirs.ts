@@ -10,12 +10,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { killExecutionLeftovers } from '../agent/process-group.js';
 import { onEveryEngine } from '../run/leftovers.js';
-import {
-  type Execution,
-  executionDead,
-  parseExecution,
-  thisExecution,
-} from '../util/execution.js';
+import { type Execution, executionDead, parseExecution, thisExecution } from '../util/execution.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { LABEL_EXECUTION } from '../workspace/sandbox/container.js';
 import { removeLabelled } from '../workspace/sandbox/engine.js';

@@ -21,7 +21,6 @@ import { unmountUnder } from '../workspace/layers.js';
 import { packArtifacts } from './artifacts.js';
 import { connectionFor } from './connection.js';
 import { probeRedis } from './probe.js';
-import { claimWorkerDir, describeSwept } from './worker-dirs.js';
 import {
   jobId,
   PROTOCOL_VERSION,
@@ -30,6 +29,7 @@ import {
   type TrialJobData,
   type TrialJobResult,
 } from './protocol.js';
+import { claimWorkerDir, describeSwept } from './worker-dirs.js';
 
 export interface WorkerOptions {
   url: string;

@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { Task } from '../task/schema.js';
 import { RUN_ID_VAR, runProcessGroup } from '../agent/process-group.js';
+import type { Task } from '../task/schema.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV, git } from '../util/git.js';
 import type { RunResult } from '../util/process.js';
@@ -105,7 +105,12 @@ function buildSnapshot(dir: string, sourceClone: string, task: Task): { shallow?
  */
 export interface InstallEnvironment {
   key: string;
-  run: (cwd: string, command: string, timeoutMs: number, signal?: AbortSignal) => Promise<RunResult>;
+  run: (
+    cwd: string,
+    command: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ) => Promise<RunResult>;
 }
 
 /** What the install command of a snapshot build is run with. */
