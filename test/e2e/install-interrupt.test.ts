@@ -116,6 +116,20 @@ describe('the install step of a trial', () => {
     expect(rows(s.db)).toEqual([{ status: 'scored', label: 'pass' }]);
   });
 
+  it('goes with NanoBench on a second Ctrl-C', async () => {
+    const s = setup();
+    await s.installing();
+    process.kill(-s.run.pid!, 'SIGINT');
+    await new Promise((r) => setTimeout(r, 100));
+    process.kill(-s.run.pid!, 'SIGINT'); // the impatient user: Node's default, the process dies
+    const late = new Promise<'late'>((r) => setTimeout(() => r('late'), 30_000));
+    expect(await Promise.race([s.exited.then(() => 'exited'), late])).toBe('exited');
+    const gone = await waitFor(() => processesWith(s.marker).length === 0, 5_000);
+    expect(gone, psOf(processesWith(s.marker))).toBe(true);
+    s.resume();
+    expect(rows(s.db)).toEqual([{ status: 'scored', label: 'pass' }]);
+  });
+
   it('dies with a NanoBench killed by SIGKILL (a pid namespace), and the run resumes', async () => {
     const s = setup();
     await s.installing();
