@@ -204,7 +204,8 @@ function groupVerdicts(figures: ReturnType<typeof groupFigures>[], rule: Rule): 
 }
 
 const cellOf = (t: TrialOutcome) => joinKey(t.provider, t.model, t.mode, t.task_id);
-const groupOf = (t: TrialOutcome) => joinKey(t.provider, t.model, t.mode);
+/** A cell key without its task: the group (provider, model, mode). */
+const groupOfCell = (cell: string) => cell.slice(0, cell.lastIndexOf('\u0000'));
 const show = (k: string) => {
   const [p, m, mode] = splitKey(k);
   return `${p}/${m} ${mode}`;
@@ -315,20 +316,22 @@ export function compareRuns(
   // Both sides' labels read alike: the audit's policy applies to both (src/audit/policy.ts).
   const base = { ...baseRun, trials: applyAudit(baseRun.trials, audit?.agreement) };
   const cand = { ...candRun, trials: applyAudit(candRun.trials, audit?.agreement) };
-  const baseCells = new Set(base.trials.map(cellOf));
-  const candCells = new Set(cand.trials.map(cellOf));
+  // Every trial's cell key, computed once (comparisons of thousands of trials run in loops).
+  const keys = { b: base.trials.map(cellOf), c: cand.trials.map(cellOf) };
+  const baseCells = new Set(keys.b);
+  const candCells = new Set(keys.c);
   const shared = (k: string) => baseCells.has(k) && candCells.has(k);
-  const thin = undersampledCells(base, cand, shared);
-  const counted = (k: string) => shared(k) && !thin.has(k);
+  const thin = undersampledCells(base, cand, keys, shared);
   const byGroup = new Map<string, GroupTrials>();
   const all = { b: new Tally(), c: new Tally() };
   for (const [trials, side] of [
     [base.trials, 'b'],
     [cand.trials, 'c'],
   ] as const)
-    for (const t of trials) {
-      if (!counted(cellOf(t))) continue;
-      const g = getOrInit(byGroup, groupOf(t), () => ({
+    trials.forEach((t, i) => {
+      const cell = keys[side][i];
+      if (!shared(cell) || thin.has(cell)) return;
+      const g = getOrInit(byGroup, groupOfCell(cell), () => ({
         b: new Tally(),
         c: new Tally(),
         bTrials: [],
@@ -337,17 +340,15 @@ export function compareRuns(
       g[side].add(t);
       (side === 'b' ? g.bTrials : g.cTrials).push(t);
       all[side].add(t);
-    }
+    });
   const figures = [...byGroup]
     .sort((x, y) => (x[0] < y[0] ? -1 : 1))
     .map(([k, g]) => groupFigures(k, g));
   const groups = groupVerdicts(figures, rule);
-  const bGroups = new Set(base.trials.map(groupOf));
-  const cGroups = new Set(cand.trials.map(groupOf));
+  const bGroups = new Set([...baseCells].map(groupOfCell));
+  const cGroups = new Set([...candCells].map(groupOfCell));
   // A group whose shared cells were all left out for sampling is not "in one run only".
-  const sharedGroups = new Set(
-    [...baseCells].filter(shared).map((k) => joinKey(...splitKey(k).slice(0, 3))),
-  );
+  const sharedGroups = new Set([...baseCells].filter(shared).map(groupOfCell));
   const bTasks = new Set(base.trials.map((t) => t.task_id));
   const cTasks = new Set(cand.trials.map((t) => t.task_id));
   const tasks = {
@@ -413,10 +414,6 @@ function comparisonWarnings(c: Comparison): string[] {
     w.push(
       'nothing compared: the runs share no task scored with the same provider, model and mode, so neither rule has anything to pair or to overlap',
     );
-  else if (c.rule === 'paired' && c.family.unpaired.length)
-    w.push(
-      `${c.family.unpaired.length} group(s) share fewer than ${MIN_PAIRED_TASKS} scored tasks and cannot be paired (even every task moving the same way would not reach p < 0.05): the overlap rule decides them: ${list(c.family.unpaired)}`,
-    );
   const nd = c.groups.filter((g) => g.non_deterministic);
   if (nd.length)
     w.push(
@@ -438,19 +435,21 @@ function taskSetWarning(t: Comparison['tasks']): string {
 function undersampledCells(
   base: RunSide,
   cand: RunSide,
+  keys: { b: string[]; c: string[] },
   shared: (k: string) => boolean,
 ): Map<string, string> {
   const tiers = { ...cand.tiers, ...base.tiers };
-  const scored = (trials: TrialOutcome[]) => {
+  const scored = (trials: TrialOutcome[], cells: string[]) => {
     const m = new Map<string, number>();
-    for (const t of trials)
-      if (t.status === 'scored' && shared(cellOf(t))) m.set(cellOf(t), (m.get(cellOf(t)) ?? 0) + 1);
+    trials.forEach((t, i) => {
+      if (t.status === 'scored' && shared(cells[i])) m.set(cells[i], (m.get(cells[i]) ?? 0) + 1);
+    });
     return m;
   };
-  const b = scored(base.trials);
-  const c = scored(cand.trials);
+  const b = scored(base.trials, keys.b);
+  const c = scored(cand.trials, keys.c);
   const out = new Map<string, string>();
-  for (const k of new Set([...base.trials.map(cellOf), ...cand.trials.map(cellOf)])) {
+  for (const k of new Set(keys.b)) {
     if (!shared(k)) continue;
     const [provider, model, mode, task] = splitKey(k);
     if (undersampled(tiers[task], Math.min(b.get(k) ?? 0, c.get(k) ?? 0)))

@@ -45,19 +45,13 @@ export function signFlipIntegers(values: readonly number[]): number {
   const observed = Math.abs(values.reduce((s, u) => s + u, 0)) / g;
   if (observed === 0) return 1;
   // dist[x] = P(the positive-signed values sum to x)
-  let dist = new Float64Array(total + 1);
+  const dist = new Float64Array(total + 1);
   dist[0] = 1;
   let reach = 0;
   for (const u of a) {
-    const next = new Float64Array(total + 1);
-    for (let x = 0; x <= reach; x++) {
-      const q = dist[x] * 0.5;
-      if (q === 0) continue;
-      next[x] += q;
-      next[x + u] += q;
-    }
+    // In place, from the top down: dist[x - u] still holds the previous step when it is read.
     reach += u;
-    dist = next;
+    for (let x = reach; x >= 0; x--) dist[x] = 0.5 * (dist[x] + (x >= u ? dist[x - u] : 0));
   }
   // |2X - A| >= observed: the upper tail X >= (A + observed) / 2, doubled by symmetry.
   let upper = 0;
