@@ -60,7 +60,8 @@ const shifted = (p, shift) => 1 / (1 + Math.exp(Math.log(1 / p - 1) + shift));
 const SAMPLE = Array.from({ length: 100_000 }, beta).map((p) =>
   Math.log(Math.min(1 - 1e-12, Math.max(1e-12, p)) / (1 - Math.min(1 - 1e-12, Math.max(1e-12, p)))),
 );
-const meanOf = (shift) => SAMPLE.reduce((s, l) => s + 1 / (1 + Math.exp(shift - l)), 0) / SAMPLE.length;
+const meanOf = (shift) =>
+  SAMPLE.reduce((s, l) => s + 1 / (1 + Math.exp(shift - l)), 0) / SAMPLE.length;
 const BASE_MEAN = meanOf(0);
 const shifts = new Map();
 function shiftFor(dpp) {
@@ -81,7 +82,10 @@ function solveShift(dpp) {
 
 /** The shipped dataset's tasks and tiers; 100 tasks repeat its tier mix. */
 function shape(n) {
-  const shipped = loadDataset(DATASET).map((t) => ({ id: t.task.task_id, tier: t.task.complexity_tier }));
+  const shipped = loadDataset(DATASET).map((t) => ({
+    id: t.task.task_id,
+    tier: t.task.complexity_tier,
+  }));
   return Array.from({ length: n }, (_, i) => ({
     id: n === shipped.length ? shipped[i].id : `task-${i + 1}`,
     tier: shipped[i % shipped.length].tier,
@@ -120,7 +124,13 @@ function simulate(tasks, dpp, tally) {
       for (const mode of MODES) {
         const p = tasks.map(beta);
         trialsOf(tasks, p, model, mode, base);
-        trialsOf(tasks, p.map((x) => shifted(x, shift)), model, mode, cand);
+        trialsOf(
+          tasks,
+          p.map((x) => shifted(x, shift)),
+          model,
+          mode,
+          cand,
+        );
       }
     const c = compareRuns(
       { id: 'base', config, trials: base, tiers },
@@ -131,7 +141,10 @@ function simulate(tasks, dpp, tally) {
       ['overlap', (g) => g.overlap.verdict],
     ]) {
       const vs = c.groups.map(verdictOf);
-      const wrong = dpp === 0 ? vs.some((v) => v !== 'not distinguishable from noise') : vs.includes('improvement');
+      const wrong =
+        dpp === 0
+          ? vs.some((v) => v !== 'not distinguishable from noise')
+          : vs.includes('improvement');
       if (wrong) line[rule].alarms++;
       line[rule].hits += vs.filter((v) => v === 'regression').length / vs.length;
     }

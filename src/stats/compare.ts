@@ -187,7 +187,9 @@ function groupVerdicts(figures: ReturnType<typeof groupFigures>[], rule: Rule): 
   const paired = figures.map((f) => pairedDifference(f.bTasks, f.cTasks, { alpha }));
   const inFamily = paired.map((_, i) => shared[i] >= MIN_PAIRED_TASKS);
   const family = familyVerdicts(
-    paired.filter((_, i) => inFamily[i]).map((p) => ({ p_value: p.test.p_value, direction: p.direction })),
+    paired
+      .filter((_, i) => inFamily[i])
+      .map((p) => ({ p_value: p.test.p_value, direction: p.direction })),
     FAMILY_ALPHA,
   );
   let next = 0;

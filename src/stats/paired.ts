@@ -62,7 +62,10 @@ export interface PairedDifference {
 }
 
 /** The tasks both sides scored, in the base's order. */
-export function pairTasks(base: readonly TaskResult[], candidate: readonly TaskResult[]): TaskPair[] {
+export function pairTasks(
+  base: readonly TaskResult[],
+  candidate: readonly TaskResult[],
+): TaskPair[] {
   const cand = new Map(candidate.filter((r) => r.scored > 0).map((r) => [r.task_id, r]));
   return base.flatMap((b) => {
     const c = cand.get(b.task_id);

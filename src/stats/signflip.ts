@@ -62,7 +62,9 @@ export function signFlipIntegers(values: readonly number[]): number {
 /** The smallest L <= MAX_DENOMINATOR that makes every value an integer, if there is one. */
 function latticeOf(values: readonly number[]): number | undefined {
   for (let l = 1; l <= MAX_DENOMINATOR; l++)
-    if (values.every((v) => Math.abs(v * l - Math.round(v * l)) < 1e-9 * Math.max(1, Math.abs(v * l))))
+    if (
+      values.every((v) => Math.abs(v * l - Math.round(v * l)) < 1e-9 * Math.max(1, Math.abs(v * l)))
+    )
       return l;
   return undefined;
 }

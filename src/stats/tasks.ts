@@ -9,11 +9,7 @@
 //
 // These are library functions: compare, reports, and the cross-run leaderboard and harness
 // delta build on them with any set of per-task results.
-import {
-  getOrInit,
-  naturalCompare,
-  type TrialOutcome,
-} from './aggregate.js';
+import { getOrInit, naturalCompare, type TrialOutcome } from './aggregate.js';
 import { studentTQuantile } from './distributions.js';
 import { type Interval, wilson, wilsonAt } from './wilson.js';
 
@@ -81,8 +77,7 @@ export function clusterInterval(values: readonly number[], runs: number): Interv
   const m = mean(values);
   const se2 = values.reduce((s, x) => s + (x - m) ** 2, 0) / (n * (n - 1));
   const q = studentTQuantile(0.975, n - 1);
-  const effective =
-    m <= 0 || m >= 1 ? n : se2 === 0 ? runs : Math.min(runs, (m * (1 - m)) / se2);
+  const effective = m <= 0 || m >= 1 ? n : se2 === 0 ? runs : Math.min(runs, (m * (1 - m)) / se2);
   return wilsonAt(Math.min(1, Math.max(0, m)), effective, q);
 }
 

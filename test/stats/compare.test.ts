@@ -143,7 +143,9 @@ describe('verdicts', () => {
   it('nothing shared: says there is nothing to pair or overlap', () => {
     const c = compareRuns(side(cell(1, 1, { model: 'a' })), side(cell(1, 1, { model: 'b' })));
     expect(c.groups).toEqual([]);
-    expect(c.warnings.join('\n')).toMatch(/nothing compared: the runs share no task scored with the same provider, model and mode/);
+    expect(c.warnings.join('\n')).toMatch(
+      /nothing compared: the runs share no task scored with the same provider, model and mode/,
+    );
   });
 
   it('flags non-deterministic groups', () => {

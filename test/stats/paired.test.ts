@@ -39,8 +39,16 @@ describe('pairedDifference', () => {
 
   it('one run per side: the p-value is McNemar exact on the discordant tasks', () => {
     // 7 tasks pass -> fail, 2 fail -> pass, 11 unchanged.
-    const b = tasks([...Array(7).fill([1, 1]), ...Array(2).fill([0, 1]), ...Array(11).fill([1, 1])]);
-    const c = tasks([...Array(7).fill([0, 1]), ...Array(2).fill([1, 1]), ...Array(11).fill([1, 1])]);
+    const b = tasks([
+      ...Array(7).fill([1, 1]),
+      ...Array(2).fill([0, 1]),
+      ...Array(11).fill([1, 1]),
+    ]);
+    const c = tasks([
+      ...Array(7).fill([0, 1]),
+      ...Array(2).fill([1, 1]),
+      ...Array(11).fill([1, 1]),
+    ]);
     const d = pairedDifference(b, c);
     expect(d.test.p_value).toBeCloseTo(mcnemarExact(7, 2), 12);
     expect(d.pass_rate.estimate).toBeCloseTo(-5 / 20, 12);
@@ -51,11 +59,10 @@ describe('pairedDifference', () => {
     // Tasks b, c: 0/1 -> 1/1, weight 1/2 each -> +0.5 each. Statistic -1.5 (x2: -5, 1, 1).
     // Patterns of +-5 +-1 +-1 with |sum| >= 3: the 5's sign decides (|5 +- 1 +- 1| >= 3 always):
     // all 8 patterns reach it, p = 1. Unweighted the two +1 would outvote the -1.
-    const d = pairedDifference([task('a', 5, 5), task('b', 0, 1), task('c', 0, 1)], [
-      task('a', 0, 5),
-      task('b', 1, 1),
-      task('c', 1, 1),
-    ]);
+    const d = pairedDifference(
+      [task('a', 5, 5), task('b', 0, 1), task('c', 0, 1)],
+      [task('a', 0, 5), task('b', 1, 1), task('c', 1, 1)],
+    );
     expect(d.test.statistic).toBeCloseTo(-1.5, 12);
     expect(d.direction).toBe('worse');
     expect(d.test.p_value).toBe(1);
@@ -66,7 +73,16 @@ describe('pairedDifference', () => {
     // d = -1, 0, 0, -1, 0, 0, 0, 0: mean -0.25, sd = sqrt((2 x 0.5625 + 6 x 0.0625) / 7) = 0.46291,
     // half = t(0.975, 7) x sd / sqrt(8) = 2.364624 x 0.46291 / 2.828427 = 0.38700
     const b = tasks(Array(8).fill([1, 1]));
-    const c = tasks([[0, 1], [1, 1], [1, 1], [0, 1], [1, 1], [1, 1], [1, 1], [1, 1]]);
+    const c = tasks([
+      [0, 1],
+      [1, 1],
+      [1, 1],
+      [0, 1],
+      [1, 1],
+      [1, 1],
+      [1, 1],
+      [1, 1],
+    ]);
     const d = pairedDifference(b, c);
     expect(d.pass_rate.estimate).toBe(-0.25);
     expect(d.pass_rate.ci95.low).toBeCloseTo(-0.637, 3);
@@ -80,7 +96,11 @@ describe('pairedDifference', () => {
   });
 
   it('same results on both sides: p = 1, no direction', () => {
-    const t = tasks([[1, 1], [0, 5], [3, 5]]);
+    const t = tasks([
+      [1, 1],
+      [0, 5],
+      [3, 5],
+    ]);
     const d = pairedDifference(t, t);
     expect(d.test.p_value).toBe(1);
     expect(d.direction).toBe('none');

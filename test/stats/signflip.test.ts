@@ -61,7 +61,10 @@ describe('sign-flip test: exact p-values checked by hand', () => {
       return seed / 2147483648;
     };
     for (let k = 0; k < 60; k++) {
-      const v = Array.from({ length: 1 + Math.floor(next() * 12) }, () => Math.floor(next() * 11) - 5);
+      const v = Array.from(
+        { length: 1 + Math.floor(next() * 12) },
+        () => Math.floor(next() * 11) - 5,
+      );
       expect(signFlipIntegers(v), v.join(',')).toBeCloseTo(bruteForce(v), 12);
     }
   });

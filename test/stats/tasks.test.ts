@@ -1,6 +1,11 @@
 // Rates over tasks: each task once, with the cluster interval (issue 23, item 4).
 import { describe, expect, it } from 'vitest';
-import { clusterInterval, type TaskResult, taskResults, taskWeightedRate } from '../../src/stats/tasks.js';
+import {
+  clusterInterval,
+  type TaskResult,
+  taskResults,
+  taskWeightedRate,
+} from '../../src/stats/tasks.js';
 import { wilson } from '../../src/stats/wilson.js';
 import { cell, trial } from '../report/make-trials.js';
 
@@ -42,7 +47,12 @@ describe('taskWeightedRate', () => {
     //   half = q / (1 + q^2/n*) x sqrt(0.25/n* + q^2/(4 n*^2))
     //        = 3.182446 / 2.755513 x sqrt(0.043333 + 0.076072) = 1.154938 x 0.345550 = 0.399090
     // -> [0.100910, 0.899090]
-    const r = taskWeightedRate([task('a', 1, 1), task('b', 0, 1), task('c', 3, 5), task('d', 2, 5)]);
+    const r = taskWeightedRate([
+      task('a', 1, 1),
+      task('b', 0, 1),
+      task('c', 3, 5),
+      task('d', 2, 5),
+    ]);
     expect(r.pass_rate).toBe(0.5);
     expect(r.ci95.low).toBeCloseTo(0.10091, 5);
     expect(r.ci95.high).toBeCloseTo(0.89909, 5);
