@@ -12,9 +12,11 @@
 //   power:       share of the (truly worse) groups called "regression" (at D = 0: the share of
 //                groups called regression, the rule's size)
 // Then the coverage of the 95% intervals over tasks (the headline rates) against the true mean
-// solve rate, beside the pooled-trial Wilson interval's. Prints figures; asserts nothing.
+// solve rate, beside the pooled-trial Wilson interval's, and the median change each group's
+// verdict says it could detect (to set beside the power lines). Prints figures; asserts nothing.
 //   npm run bench:power             (builds first)
-//   node bench/power.mjs [sims]     (uses dist/ as it is; default 1000 simulations a line)
+//   node bench/power.mjs [sims] [deltas]   (uses dist/ as it is; default 1000 simulations a line,
+//                                          deltas 0,5,10,20 pp)
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runsForTier } from '../dist/run/plan.js';
@@ -26,7 +28,7 @@ const SIMS = Number(process.argv[2] ?? 1000);
 const DATASET = join(dirname(fileURLToPath(import.meta.url)), '..', 'datasets', 'nanobench-v1');
 const MODELS = ['model-a', 'model-b', 'model-c'];
 const MODES = ['hinted', 'navigation'];
-const DELTAS = [0, 5, 10, 20];
+const DELTAS = (process.argv[3] ?? '0,5,10,20').split(',').map(Number);
 const BETA = 0.4;
 
 const rand = seededRandom(23);
@@ -149,6 +151,7 @@ function simulate(tasks, dpp, tally) {
       line[rule].hits += vs.filter((v) => v === 'regression').length / vs.length;
     }
     for (const g of c.groups) {
+      if (dpp === 0 && g.paired.detectable !== null) tally.detectable.push(g.paired.detectable);
       tally.intervals += 2;
       for (const [rate, pooled, t] of [
         [g.base_tasks, g.base, truth.base],
@@ -164,12 +167,16 @@ function simulate(tasks, dpp, tally) {
 }
 
 const f3 = (x) => x.toFixed(3);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return (100 * s[Math.floor(s.length / 2)]).toFixed(1);
+};
 const t0 = process.hrtime.bigint();
 const shippedSize = loadDataset(DATASET).length;
 const coverage = [];
 for (const n of [shippedSize, 100]) {
   const tasks = shape(n);
-  const tally = { intervals: 0, cluster: 0, pooled: 0, width: 0 };
+  const tally = { intervals: 0, cluster: 0, pooled: 0, width: 0, detectable: [] };
   const lines = DELTAS.map((d) => [d, simulate(tasks, d, tally)]);
   for (const rule of ['overlap', 'paired'])
     for (const [d, line] of lines)
@@ -178,6 +185,7 @@ for (const n of [shippedSize, 100]) {
       );
   coverage.push(
     `coverage tasks=${n} nominal=0.95 task_interval=${f3(tally.cluster / tally.intervals)} pooled_wilson=${f3(tally.pooled / tally.intervals)} mean_width_pp=${((100 * tally.width) / tally.intervals).toFixed(1)} intervals=${tally.intervals}`,
+    `detectable tasks=${n} rule=paired median_pp=${median(tally.detectable)} (what each group's verdict states it could detect at 80% power, with no change)`,
   );
 }
 for (const line of coverage) console.log(line);

@@ -59,16 +59,22 @@ export function headline(c: Comparison): string {
 
 /** Which rule decided, over how many groups, and what fell back. */
 export function ruleSentence(c: Comparison): string {
+  if (c.rule === 'overlap')
+    return `Verdicts by the overlap rule (--rule overlap, whitepaper §8.5): a change counts only when the 95% Wilson intervals of the two runs' pooled trials do not overlap. The paired verdict is shown beside it.`;
   const agents = agentsOf(c);
   const unpaired = c.groups
     .filter((g) => g.paired.verdict === null)
     .map((g) => groupLabel(g, agents));
+  const why = `fewer than ${MIN_PAIRED_TASKS} scored tasks cannot be paired (even every task moving the same way would not reach p < 0.05)`;
+  const beside =
+    "The whitepaper's interval-overlap verdict is shown beside it (--rule overlap makes it decide).";
+  if (!c.family.tested)
+    return `Verdicts by the paired rule (the default), but a group sharing ${why}, so the overlap rule decides ${unpaired.length === 1 ? 'the group' : `all ${unpaired.length} groups`}${unpaired.length ? `: ${unpaired.join(', ')}` : ''}.`;
+  const s = (n: number) => (n === 1 ? '' : 's');
   const fallback = unpaired.length
-    ? ` ${unpaired.length} group${unpaired.length === 1 ? '' : 's'} share${unpaired.length === 1 ? 's' : ''} fewer than ${MIN_PAIRED_TASKS} scored tasks and cannot be paired (even every task moving the same way would not reach p < 0.05), so the overlap rule decides ${unpaired.length === 1 ? 'it' : 'them'}: ${unpaired.join(', ')}.`
+    ? ` A group sharing ${why}; the overlap rule decides ${unpaired.length === 1 ? 'it' : `these ${unpaired.length}`}: ${unpaired.join(', ')}.`
     : '';
-  if (c.rule === 'overlap')
-    return `Verdicts by the overlap rule (--rule overlap, whitepaper §8.5): a change counts only when the 95% Wilson intervals of the two runs' pooled trials do not overlap. The paired verdict is shown beside it.`;
-  return `Verdicts by the paired rule (the default): each task is compared with itself, by a sign-flip test over the group's shared tasks, Holm-corrected over the ${c.family.tested} group${c.family.tested === 1 ? '' : 's'} tested (family-wise α = ${c.family.alpha}); modes and models are never pooled. The whitepaper's interval-overlap verdict is shown beside it (--rule overlap makes it decide).${fallback}`;
+  return `Verdicts by the paired rule (the default): each task is compared with itself, by a sign-flip test over the group's shared tasks, Holm-corrected over the ${c.family.tested} group${s(c.family.tested)} tested (family-wise α = ${c.family.alpha}); modes and models are never pooled. ${beside}${fallback}`;
 }
 
 /** "This comparison could detect changes of 14 pp or more; smaller ones read as noise." */

@@ -9,7 +9,7 @@
 //
 // Library API: compare uses it per provider/model/mode; the cross-run leaderboard and the
 // harness delta call it with any two sets of per-task results.
-import { normalQuantile, studentTQuantile } from './distributions.js';
+import { studentTQuantile } from './distributions.js';
 import { type SignFlipResult, signFlipTest } from './signflip.js';
 import type { TaskResult } from './tasks.js';
 import type { Interval } from './wilson.js';
@@ -89,22 +89,30 @@ const weightOf = (p: TaskPair) =>
   (p.base.scored * p.candidate.scored) / (p.base.scored + p.candidate.scored);
 
 /**
- * The smallest change detectable with POWER at `alpha`: the normal approximation to the
- * weighted sign-flip test, (z(1 - alpha/2) + z(power)) * sqrt(sum w^2 s^2) / sum w, with s^2 the
- * observed spread of the task differences around their weighted mean; never below the exact
- * floor of flipsNeeded(alpha) tasks changing from pass to fail out of n.
+ * The smallest change detectable with POWER at `alpha`: the large-sample approximation to the
+ * weighted sign-flip test, (t(1 - alpha/2) + t(power)) * sqrt(sum w^2 s^2) / sum w, with s^2 the
+ * observed spread of the task differences around their weighted mean. Never below the exact
+ * floor: flipsNeeded(alpha) tasks must move the same way, each by at least one run (1/runs), so
+ * a comparison without any spread (deterministic agents) still states what it needs.
  */
 function detectableChange(pairs: readonly TaskPair[], alpha: number): number | null {
   const n = pairs.length;
   const flips = flipsNeeded(alpha);
   if (n < flips) return null;
+  const steps = pairs
+    .map((p) => 1 / Math.max(p.base.scored, p.candidate.scored))
+    .sort((a, b) => a - b)
+    .slice(0, flips);
+  const floor = steps.reduce((s, x) => s + x, 0) / n;
   const w = pairs.map(weightOf);
   const d = pairs.map((p) => rate(p.candidate) - rate(p.base));
   const wSum = w.reduce((s, x) => s + x, 0);
   const centre = d.reduce((s, x, i) => s + w[i] * x, 0) / wSum;
   const spread = d.reduce((s, x, i) => s + w[i] ** 2 * (x - centre) ** 2, 0) * (n / (n - 1));
-  const z = normalQuantile(1 - alpha / 2) + normalQuantile(POWER);
-  return Math.min(1, Math.max(flips / n, (z * Math.sqrt(spread)) / wSum));
+  // Student t quantiles with n - 1 degrees of freedom: the paired t test's power approximation,
+  // less optimistic than the normal's for a few dozen tasks (bench:power checks it).
+  const z = studentTQuantile(1 - alpha / 2, n - 1) + studentTQuantile(POWER, n - 1);
+  return Math.min(1, Math.max(floor, (z * Math.sqrt(spread)) / wSum));
 }
 
 /**

@@ -68,17 +68,18 @@ const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.lengt
  * A 95% interval for the mean of per-task values in [0, 1], clustered by task: the standard
  * error over tasks sets an effective sample size (p(1 - p) / se^2, which is at least n - 1 and
  * at most the scored runs), and the Wilson interval at that size uses Student's t quantile with
- * n - 1 degrees of freedom. All tasks at 0 (or all at 1) have no spread to measure: each task
- * then counts as one draw.
+ * n - 1 degrees of freedom.
  */
 export function clusterInterval(values: readonly number[], runs: number): Interval {
   const n = values.length;
   if (n < 2) throw new RangeError('clusterInterval: needs at least two tasks');
   const m = mean(values);
+  // No spread to estimate: every task at 0 (or at 1) reads as n draws, the Wilson interval of
+  // 0/n (or n/n) over tasks.
+  if (m <= 0 || m >= 1) return wilsonAt(m <= 0 ? 0 : 1, n);
   const se2 = values.reduce((s, x) => s + (x - m) ** 2, 0) / (n * (n - 1));
-  const q = studentTQuantile(0.975, n - 1);
-  const effective = m <= 0 || m >= 1 ? n : se2 === 0 ? runs : Math.min(runs, (m * (1 - m)) / se2);
-  return wilsonAt(Math.min(1, Math.max(0, m)), effective, q);
+  const effective = se2 === 0 ? runs : Math.min(runs, (m * (1 - m)) / se2);
+  return wilsonAt(m, effective, studentTQuantile(0.975, n - 1));
 }
 
 /** Each task once: the headline rate of a model (or of any set of per-task results). */

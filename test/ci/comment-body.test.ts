@@ -45,7 +45,7 @@ describe('comment body', () => {
     expect(body).toMatch(
       /\| scripted\/competent · hinted \| 1 \| 100% \[72–100%\] \| 0% \[0–30%\] \| .* \| cannot pair: overlap decides \| 10\/10 \(100%\), CI 72%–100% → 0\/9 \(0%\), CI 0%–30%: regression \|/,
     );
-    expect(body).toMatch(/so the overlap rule decides it: scripted\/competent hinted/);
+    expect(body).toMatch(/so the overlap rule decides the group: scripted\/competent hinted/);
     expect(body).toMatch(/\| incorrect_fix \| 0 \| 9 \|/);
     expect(body).toMatch(/\| pass \| 10 \| 0 \|/);
     expect(body).toMatch(/\| infra error \(not scored\) \| 0 \| 1 \|/);

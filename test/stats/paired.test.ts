@@ -117,17 +117,21 @@ describe('the smallest detectable change', () => {
   it('from the observed spread, by hand', () => {
     // 40 single-run tasks, 8 pass -> fail: d = -1 (x8), 0 (x32); weights 1/2, sum 20.
     // Weighted mean -0.2; sum w^2 (d - c)^2 = 0.25 x (8 x 0.64 + 32 x 0.04) = 1.6; x 40/39 = 1.641.
-    // (z(0.975) + z(0.8)) x sqrt(1.641) / 20 = 2.80158 x 1.28103 / 20 = 0.17945 (above 6/40).
+    // t(0.975, 39) + t(0.8, 39) = 2.022691 + 0.850935 = 2.873626;
+    // 2.873626 x sqrt(1.641) / 20 = 2.873626 x 1.281025 / 20 = 0.18406 (above the floor 6/40).
     const b = tasks(Array(40).fill([1, 1]));
     const c = tasks([...Array(8).fill([0, 1]), ...Array(32).fill([1, 1])]);
-    expect(pairedDifference(b, c).detectable).toBeCloseTo(0.17945, 4);
+    expect(pairedDifference(b, c).detectable).toBeCloseTo(0.18406, 4);
   });
 
-  it('never below the exact floor, and none with too few tasks', () => {
+  it('never below the exact floor (that many tasks moving by one run each), none with too few tasks', () => {
     const same = tasks(Array(10).fill([1, 1]));
     expect(pairedDifference(same, same).detectable).toBeCloseTo(6 / 10, 12);
     const five = tasks(Array(5).fill([1, 1]));
     expect(pairedDifference(five, five).detectable).toBeNull();
     expect(pairedDifference(same, same, { alpha: 0.05 / 6 }).detectable).toBeCloseTo(0.8, 12);
+    // Five runs a task: six tasks each losing one run of five would do: 6 x 1/5 / 10.
+    const fives = tasks(Array(10).fill([5, 5]));
+    expect(pairedDifference(fives, fives).detectable).toBeCloseTo(0.12, 12);
   });
 });
