@@ -37,8 +37,7 @@ function evidence(g: GroupComparison): string {
 /** "Regressed in 1 of 6 groups: a/b navigation (−14 pp [−22, −6] pp, p 0.012 Holm, 31 tasks)." */
 export function headline(c: Comparison): string {
   const n = c.groups.length;
-  if (!n)
-    return 'Nothing compared: the runs share no task scored with the same provider, model and mode.';
+  if (!n) return 'Nothing compared: no group has a task both runs scored (see the warnings).';
   const agents = agentsOf(c);
   const list = (v: string) =>
     c.groups

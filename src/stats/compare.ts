@@ -414,7 +414,9 @@ function comparisonWarnings(c: Comparison): string[] {
     );
   if (!c.groups.length)
     w.push(
-      'nothing compared: the runs share no task scored with the same provider, model and mode, so neither rule has anything to pair or to overlap',
+      excluded.length
+        ? 'nothing compared: every shared cell was left out as undersampled (above), so neither rule has anything to pair or to overlap'
+        : 'nothing compared: the runs share no task scored with the same provider, model and mode, so neither rule has anything to pair or to overlap',
     );
   const nd = c.groups.filter((g) => g.non_deterministic);
   if (nd.length)
