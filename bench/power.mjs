@@ -185,8 +185,11 @@ for (const n of [shippedSize, 100]) {
       );
   coverage.push(
     `coverage tasks=${n} nominal=0.95 task_interval=${f3(tally.cluster / tally.intervals)} pooled_wilson=${f3(tally.pooled / tally.intervals)} mean_width_pp=${((100 * tally.width) / tally.intervals).toFixed(1)} intervals=${tally.intervals}`,
-    `detectable tasks=${n} rule=paired median_pp=${median(tally.detectable)} (what each group's verdict states it could detect at 80% power, with no change)`,
   );
+  if (tally.detectable.length)
+    coverage.push(
+      `detectable tasks=${n} rule=paired median_pp=${median(tally.detectable)} (what each group's verdict states it could detect at 80% power, with no change)`,
+    );
 }
 for (const line of coverage) console.log(line);
 const secs = Number(process.hrtime.bigint() - t0) / 1e9;
