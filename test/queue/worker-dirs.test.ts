@@ -73,8 +73,10 @@ describe('what dead workers left in a work dir', () => {
     const liveChild = sleeper({ NANOBENCH_EXECUTION: live });
     // Its pid is free here, but it ran on another machine sharing the directory.
     const foreign = workerDir(workDir, deadPid + 1, dead.replace(/@.*$/, '@elsewhere'));
-    // Made before owner files: judged by the pid in the name.
-    const legacyDead = workerDir(workDir, deadPid + 2);
+    // Made before owner files: judged by the pid in the name (another exited process's: a pid
+    // next to deadPid may already belong to one of the sleepers above).
+    const legacyPid = Number(/:(\d+):/.exec(await deadWorker())![1]);
+    const legacyDead = workerDir(workDir, legacyPid);
     const legacyLive = workerDir(workDir, sleeper().pid!);
     mkdirSync(join(workDir, 'cache'));
 
