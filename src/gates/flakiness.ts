@@ -39,6 +39,7 @@ export async function flakinessGate(ctx: GateContext): Promise<GateOutcome> {
       return fail(
         `cannot judge flakiness: ${problem.reason}`,
         problem.status === 'fail' ? problem.fix : 'fix the verification gate first',
+        problem.details,
       );
   }
   const unstable = unstableTests(runs.map((r) => r.outcomes));

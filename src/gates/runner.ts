@@ -107,6 +107,8 @@ export async function validateTask(
   manifest: Manifest | undefined,
   opts: ValidateOptions,
   only?: GateId[],
+  /** Stop at the first failed gate (the rest are skipped): `task mine` needs only the first reason. */
+  failFast = false,
 ): Promise<TaskValidation> {
   const ctx = new GateContext(file, datasetDir, manifest, opts);
   const results: GateResult[] = [];
@@ -116,9 +118,12 @@ export async function validateTask(
     const blocker = gate.needs.find((n) =>
       results.some((r) => r.gate === n && r.status !== 'pass'),
     );
+    const failed = failFast ? results.find((r) => r.status === 'fail') : undefined;
     let r: GateResult;
     if (blocker)
       r = { gate: gate.id, status: 'skip', reason: `skipped: needs ${blocker} to pass`, ms: 0 };
+    else if (failed)
+      r = { gate: gate.id, status: 'skip', reason: `skipped: ${failed.gate} failed`, ms: 0 };
     else {
       if (ctx.loaded) ctx.log(`gate ${gate.id}`);
       try {

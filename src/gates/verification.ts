@@ -59,22 +59,26 @@ export function suiteProblem(v: Verification, when: string): GateOutcome | undef
         return fail(
           `suite ${s.name} timed out ${when}`,
           'raise timeouts.verifier_sec, or narrow the suite command to the test files the PR touches',
+          { problem: 'timed_out', suite: s.name },
         );
       case 'not_started':
         return fail(
           `suite ${s.name} could not start ${when} (exit ${s.exitCode}: the command was not found or cannot be executed); the runner's last output: ${lastOutput(s)}`,
           "the suite's command must exist in the prepared environment: install it with install_command, or call it as installed (npx jest, python3 -m pytest)",
+          { problem: 'not_started', suite: s.name },
         );
       case 'no_report':
         return fail(
           `suite ${s.name} produced no report ${when} (expected ${expectedReport(s)}); the runner's last output: ${lastOutput(s)}`,
           NO_REPORT_FIX,
+          { problem: 'no_report', suite: s.name },
         );
       case 'reported':
         if (noTests(s))
           return fail(
             `suite ${s.name} reported no tests ${when} (exit ${s.exitCode}): ${lastOutput(s, 3)}`,
             "check the suite's command, format and result_file: run the command by hand in a checkout of base_commit with test_patch applied",
+            { problem: 'no_tests', suite: s.name },
           );
     }
   }
@@ -90,6 +94,7 @@ export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
     return fail(
       e.message,
       'regenerate test_patch from the PR commit against base_commit (nanobench task import)',
+      { problem: 'test_patch' },
     );
   }
   const golden = await ctx.goldenRun();
@@ -97,6 +102,7 @@ export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
     return fail(
       `the golden patch does not apply at base_commit: ${golden.error}`,
       'regenerate ground_truth_patch from the PR commit against its first parent (nanobench task import --commit <PR commit>)',
+      { problem: 'golden_patch' },
     );
   const problem =
     suiteProblem(base, 'at base') ?? suiteProblem(golden.verification, 'with the golden patch');
@@ -113,14 +119,14 @@ export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
       return fail(
         `no test fails at base_commit: all ${base.outcomes.size} tests pass without the fix, so none can tell the fix from no change`,
         "test_patch must add or change a test that fails at base_commit and passes with the PR (a regression test). If the PR's own tests pass at base, the fix is already in base_commit (is it the PR's first parent?) or the tests do not exercise it: add such a test or pick another PR",
-        details,
+        { ...details, problem: 'no_failing_test' },
       );
     const example = lists.stillFailing[0];
     const msg = golden.verification.outcomes.get(example)?.message?.split('\n')[0];
     return fail(
       `the golden patch makes no failing test pass: ${lists.stillFailing.length} test(s) fail at base and still fail with it (e.g. ${example}${msg ? `: ${msg}` : ''})`,
       "ground_truth_patch must be the PR's complete non-test change: re-import the PR commit (nanobench task import); check that install_command builds what the tests import and that the suites run the PR's tests",
-      details,
+      { ...details, problem: 'golden_fails' },
     );
   }
   const counts = `${lists.failToPass.length} fail_to_pass, ${lists.passToPass.length} pass_to_pass${lists.brokenByGolden.length ? `, ${lists.brokenByGolden.length} broken by the PR (not graded)` : ''}`;
