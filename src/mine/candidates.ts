@@ -12,8 +12,8 @@ export interface Candidate {
   commit: string;
   /** Its first parent: the task's base_commit. */
   base: string;
-  /** The PR number the subject names, when it names one. */
-  pr?: number;
+  /** The PR number the subject names. */
+  pr: number;
   kind: 'merge' | 'squash';
   subject: string;
   /** Committer date (ISO 8601): when it landed on the branch. */
@@ -25,33 +25,55 @@ export interface Candidate {
 export interface WalkOptions {
   /** Branch or commit whose history is walked (default HEAD). */
   ref?: string;
+  /** Merged on or after (YYYY-MM-DD is midnight UTC). */
   since?: string;
+  /** Merged before. */
   until?: string;
 }
 
 /** "(#123)" at the end of a squash commit's subject; "#123" anywhere in a merge commit's. */
 const SQUASH_PR = /\(#(\d+)\)\s*$/;
 const MERGE_PR = /#(\d+)\b/;
+/** GitHub's own merge subject, also on a single-parent commit (a history rewritten linear). */
+const GITHUB_MERGE = /^Merge pull request #(\d+)\b/;
+
+/** A date (midnight UTC) or an ISO 8601 time, in milliseconds. */
+function instant(s: string): number {
+  return Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s);
+}
 
 /** The PR commits on the first-parent line of `ref`, newest first. */
 export function walkCandidates(gitDir: string, o: WalkOptions = {}): Candidate[] {
-  const args = ['log', '--first-parent', '-z', '--format=%H%x1f%P%x1f%cI%x1f%s'];
-  if (o.since) args.push(`--since=${o.since}`);
-  if (o.until) args.push(`--until=${o.until}`);
-  args.push(o.ref ?? 'HEAD', '--');
+  const args = [
+    'log',
+    '--first-parent',
+    '-z',
+    '--format=%H%x1f%P%x1f%cI%x1f%s',
+    o.ref ?? 'HEAD',
+    '--',
+  ];
+  // Dates are compared here, not by git: git reads "2026-02-01" as that day at the current time
+  // of day, and stops walking at the first commit older than --since, whatever follows it.
+  const since = o.since ? instant(o.since) : -Infinity;
+  const until = o.until ? instant(o.until) : Infinity;
   const out: Candidate[] = [];
   for (const record of git(gitDir, args).split('\0')) {
     if (!record.trim()) continue;
     const [commit, parents, date, subject] = record.replace(/^\n/, '').split('\x1f');
     const ps = parents.split(' ').filter(Boolean);
     if (ps.length === 0) continue; // the root commit has no base
+    const at = Date.parse(date);
+    if (at < since || at >= until) continue;
     const merge = ps.length > 1;
-    const m = merge ? (SQUASH_PR.exec(subject) ?? MERGE_PR.exec(subject)) : SQUASH_PR.exec(subject);
-    if (!m && !merge) continue; // a direct push, not a PR
+    const m = merge
+      ? (SQUASH_PR.exec(subject) ?? MERGE_PR.exec(subject))
+      : (SQUASH_PR.exec(subject) ?? GITHUB_MERGE.exec(subject));
+    // A direct push, or a merge of one branch into another ("Merge remote-tracking branch"): no PR.
+    if (!m) continue;
     out.push({
       commit,
       base: ps[0],
-      ...(m && { pr: Number(m[1]) }),
+      pr: Number(m[1]),
       kind: merge ? 'merge' : 'squash',
       subject,
       mergedAt: date,
