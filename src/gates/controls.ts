@@ -30,6 +30,8 @@ async function control(ctx: GateContext, agent: Agent, mode: Mode): Promise<Tria
       agent,
       mirrorDir: ctx.opts.mirrorDir,
       keepWorkspaces: false,
+      // In the task's environment image when validate runs under a container sandbox.
+      ...(ctx.sandbox && { sandbox: ctx.sandbox }),
     },
   );
   const ms = rec.details.verifier_ms;

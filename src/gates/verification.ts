@@ -85,6 +85,24 @@ export function suiteProblem(v: Verification, when: string): GateOutcome | undef
   return undefined;
 }
 
+/**
+ * Suites that gave no report at base but report with the golden patch: a compiled suite whose
+ * new tests do not build without the fix (a C test calling a function the PR adds). Their tests
+ * do not pass at base, which is what fail_to_pass asks; a suite silent with the fix as well is
+ * still a problem.
+ */
+export function silentAtBase(base: Verification, golden: Verification): string[] {
+  return base.suites
+    .filter((s) => s.status === 'no_report')
+    .filter((s) => golden.suites.some((g) => g.name === s.name && g.status === 'reported'))
+    .map((s) => s.name);
+}
+
+export const withoutSuites = (v: Verification, names: string[]): Verification => ({
+  ...v,
+  suites: v.suites.filter((s) => !names.includes(s.name)),
+});
+
 export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
   let base: Verification;
   try {
@@ -104,8 +122,10 @@ export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
       'regenerate ground_truth_patch from the PR commit against its first parent (nanobench task import --commit <PR commit>)',
       { problem: 'golden_patch' },
     );
+  const silent = silentAtBase(base, golden.verification);
   const problem =
-    suiteProblem(base, 'at base') ?? suiteProblem(golden.verification, 'with the golden patch');
+    suiteProblem(withoutSuites(base, silent), 'at base') ??
+    suiteProblem(golden.verification, 'with the golden patch');
   if (problem) return problem;
   const lists = computeLists(base.outcomes, golden.verification.outcomes);
   const details = {
@@ -129,7 +149,7 @@ export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
       { ...details, problem: 'golden_fails' },
     );
   }
-  const counts = `${lists.failToPass.length} fail_to_pass, ${lists.passToPass.length} pass_to_pass${lists.brokenByGolden.length ? `, ${lists.brokenByGolden.length} broken by the PR (not graded)` : ''}`;
+  const counts = `${lists.failToPass.length} fail_to_pass, ${lists.passToPass.length} pass_to_pass${lists.brokenByGolden.length ? `, ${lists.brokenByGolden.length} broken by the PR (not graded)` : ''}${silent.length ? ` (suite ${silent.join(', ')} gave no report at base: the PR's tests do not build without the fix, so its tests count as failing there)` : ''}`;
   const t = ctx.task;
   const matches =
     sameList(t.fail_to_pass, lists.failToPass) && sameList(t.pass_to_pass, lists.passToPass);

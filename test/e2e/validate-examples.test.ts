@@ -29,4 +29,32 @@ describe('validate examples', () => {
       );
     }
   });
+
+  it("--concurrency 2 validates two tasks at once and prints them in the targets' order", () => {
+    const cache = tempDir('nb-val-conc-');
+    const args = ['validate', 'examples', '--only', 'verification', '--cache-dir', cache, '--json'];
+    const one = nanobench(args);
+    const two = nanobench([...args, '--concurrency', '2']);
+    expect(two.code, two.stderr).toBe(one.code);
+    const ids = (r: { stdout: string }) =>
+      JSON.parse(r.stdout).tasks.map((t: { task_id: string; admissible: boolean }) => [
+        t.task_id,
+        t.admissible,
+      ]);
+    expect(ids(two)).toEqual(ids(one));
+    expect(ids(two).map((t: [string]) => t[0])).toEqual([
+      'invoicing-001',
+      'invoicing-002',
+      'shopfront-001',
+      'textkit-001',
+      'textkit-002',
+    ]);
+    // Progress per task, as each finishes.
+    expect(
+      two.stderr.match(/: (admissible|not admissible) in [\d.]+s \(\d\/5 done\)/g),
+    ).toHaveLength(5);
+    const bad = nanobench(['validate', 'examples', '--concurrency', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--concurrency must be a whole number from 1 to 16/);
+  });
 });
