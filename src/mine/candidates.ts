@@ -120,6 +120,11 @@ export function triage(paths: string[], limits: Limits): Triage | undefined {
     };
   const tests = paths.filter(isTestPath);
   const code = paths.filter((p) => !isTestPath(p) && languageOf(p) !== undefined);
+  if (tests.length === 0 && code.length === 0)
+    return {
+      reason: 'no_source',
+      detail: `changes neither source code nor tests (${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', ...' : ''})`,
+    };
   if (tests.length === 0)
     return {
       reason: 'no_tests',

@@ -175,7 +175,9 @@ function jsSuite(
   const base = { language, test_files };
   // Point the runner at the PR's test files instead of the script's own filters: the suite then
   // runs the tests that decide the task, in the time they take.
-  const runnable = found && narrow ? runnableTestFiles(found.runner, local) : [];
+  // A test file the PR deletes is no file to point the runner at.
+  const present = local.filter((f) => repo.files.has(rel(dir, f)));
+  const runnable = found && narrow ? runnableTestFiles(found.runner, present) : [];
   const argList = found
     ? [
         ...plainArgs(runnable.length ? optionsOnly(found.runner, found.args) : found.args),
@@ -293,7 +295,8 @@ function pySuites(repo: RepoView, testFiles: string[], notes: string[], narrow: 
     const env = pythonEnvironment(repo, dir, pytest, notes);
     const test_files = [...new Set(files.map(testRoot))].sort();
     const local = files.map((f) => (dir ? f.slice(dir.length + 1) : f));
-    const runnable = narrow ? runnableTestFiles(pytest ? 'pytest' : 'unittest', local) : [];
+    const present = local.filter((f) => repo.files.has(rel(dir, f)));
+    const runnable = narrow ? runnableTestFiles(pytest ? 'pytest' : 'unittest', present) : [];
     const tail = runnable.length ? ` ${runnable.join(' ')}` : '';
     if (runnable.length)
       notes.push(

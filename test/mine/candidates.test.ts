@@ -74,6 +74,10 @@ describe('triage', () => {
     expect(triage(['a.js', 'b.js', 'c.js', 'test/a.test.js'], limits)?.reason).toBe('too_large');
     expect(triage(['src/a.js', 'README.md'], limits)?.reason).toBe('no_tests');
     expect(triage(['test/a.test.js', 'README.md'], limits)?.reason).toBe('no_source');
+    expect(triage(['.github/workflows/ci.yml', 'package.json'], limits)).toEqual({
+      reason: 'no_source',
+      detail: 'changes neither source code nor tests (.github/workflows/ci.yml, package.json)',
+    });
     expect(triage(['src/a.ts', 'src/a.test.ts'], limits)).toBeUndefined();
     // Docs inside a test directory are test fixtures, not documentation.
     expect(triage(['tests/fixtures/page.md', 'src/render.py'], limits)).toBeUndefined();

@@ -176,6 +176,7 @@ describe("guessSuites --narrow: the PR's test files only", () => {
         'package.json': pkg('mocha --require test/support/env.js --check-leaks "test/**/*.js"', {
           mocha: '10',
         }),
+        'test/a.js': '',
       }),
       ['test/a.js', 'test/support/env.js', 'test/fixtures/data.js', 'test/__snapshots__/a.snap'],
       { narrow: true },
@@ -190,6 +191,7 @@ describe("guessSuites --narrow: the PR's test files only", () => {
     const g = guessSuites(
       repo({
         'web/package.json': pkg('jest', { jest: '29' }),
+        'web/test/a.test.js': '',
         'api/tests/test_a.py': 'import pytest\n',
         'api/tests/conftest.py': '',
       }),
@@ -200,6 +202,15 @@ describe("guessSuites --narrow: the PR's test files only", () => {
       `cd web && node -e 'require("jest").run(["--ci","--json","--outputFile=.nanobench-results.json","test/a.test.js"])'`,
       "cd api && PYTEST_ADDOPTS='-p no:cacheprovider -q --junitxml=.nanobench-results.xml' python3 -m pytest tests/test_a.py",
     ]);
+  });
+
+  it('never points the runner at a test file the PR deletes', () => {
+    const g = guessSuites(
+      repo({ 'package.json': pkg('node --test tests/'), 'tests/a.test.js': '' }),
+      ['tests/a.test.js', 'tests/removed.test.js'],
+      { narrow: true },
+    );
+    expect(g.suites[0].command).toBe('node --test --test-reporter=tap tests/a.test.js');
   });
 
   it("keeps the script's own arguments when the PR changes no runnable test file", () => {
