@@ -18,8 +18,6 @@ export interface Candidate {
   subject: string;
   /** Committer date (ISO 8601): when it landed on the branch. */
   mergedAt: string;
-  /** Changed paths, first parent to the commit, without the ones no fix includes (changelogs). */
-  paths: string[];
 }
 
 export interface WalkOptions {
@@ -77,18 +75,25 @@ export function walkCandidates(gitDir: string, o: WalkOptions = {}): Candidate[]
       kind: merge ? 'merge' : 'squash',
       subject,
       mergedAt: date,
-      paths: [],
     });
   }
   return out;
 }
 
-/** The changed paths of a candidate (filled lazily: one git call per candidate judged). */
-export function changedPaths(gitDir: string, c: Candidate): string[] {
-  return git(gitDir, ['diff', '--name-only', '-z', '--no-renames', c.base, c.commit])
+/** The changed paths of a candidate, and which of them it deletes (one git call per candidate). */
+export function changedPaths(gitDir: string, c: Candidate): { paths: string[]; deleted: string[] } {
+  const fields = git(gitDir, ['diff', '--name-status', '-z', '--no-renames', c.base, c.commit])
     .split('\0')
-    .filter(Boolean)
-    .filter((p) => !isNeverAFix(p));
+    .filter(Boolean);
+  const paths: string[] = [];
+  const deleted: string[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [status, path] = [fields[i], fields[i + 1]];
+    if (isNeverAFix(path)) continue;
+    paths.push(path);
+    if (status === 'D') deleted.push(path);
+  }
+  return { paths, deleted };
 }
 
 export type TriageReason = 'docs_only' | 'too_large' | 'no_tests' | 'no_source';
@@ -109,7 +114,11 @@ const DOC = /(^|\/)(docs?|documentation)\/|\.(md|mdx|rst|txt|adoc)$|(^|\/)(LICEN
  * Why a candidate cannot become a task, seen from its changed paths alone, or undefined when it
  * is worth importing: it changes both source code and tests, within the size limit.
  */
-export function triage(paths: string[], limits: Limits): Triage | undefined {
+export function triage(
+  paths: string[],
+  limits: Limits,
+  deleted: string[] = [],
+): Triage | undefined {
   if (paths.length === 0) return { reason: 'docs_only', detail: 'changes only release notes' };
   if (paths.every((p) => DOC.test(p) && !isTestPath(p)))
     return { reason: 'docs_only', detail: `changes only documentation (${paths.length} file(s))` };
@@ -118,7 +127,8 @@ export function triage(paths: string[], limits: Limits): Triage | undefined {
       reason: 'too_large',
       detail: `changes ${paths.length} files (limit ${limits.maxFiles}: --max-files)`,
     };
-  const tests = paths.filter(isTestPath);
+  // A test the PR deletes grades nothing: only added and changed tests count.
+  const tests = paths.filter((p) => isTestPath(p) && !deleted.includes(p));
   const code = paths.filter((p) => !isTestPath(p) && languageOf(p) !== undefined);
   if (tests.length === 0 && code.length === 0)
     return {
@@ -128,7 +138,7 @@ export function triage(paths: string[], limits: Limits): Triage | undefined {
   if (tests.length === 0)
     return {
       reason: 'no_tests',
-      detail: `changes no test file (${code.length} source file(s)): nothing would grade a fix`,
+      detail: `${deleted.some(isTestPath) ? 'only deletes test files' : 'changes no test file'} (${code.length} source file(s)): nothing would grade a fix`,
     };
   if (code.length === 0)
     return {

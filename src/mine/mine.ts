@@ -91,8 +91,8 @@ async function decide(
   c: Candidate,
   workDir: string,
 ): Promise<Omit<MineRow, 'commit' | 'pr' | 'kind' | 'subject' | 'merged_at'>> {
-  const paths = changedPaths(o.gitDir, c);
-  const early = triage(paths, { maxFiles: o.maxFiles });
+  const { paths, deleted } = changedPaths(o.gitDir, c);
+  const early = triage(paths, { maxFiles: o.maxFiles }, deleted);
   if (early)
     return { status: 'rejected', reason: early.reason, detail: early.detail, files: paths.length };
   const v = await judgeCandidate(o.gitDir, o.location, c, {

@@ -29,7 +29,10 @@ describe('walkCandidates', () => {
     const merge = c.find((x) => x.pr === 5)!;
     // The base of a merge is its first parent: the PR is the whole branch.
     expect(merge.base).toBe(repo.shas.pr4);
-    expect(changedPaths(repo.root, merge).sort()).toEqual(['tally/stats.py', 'tests/test_mode.py']);
+    expect(changedPaths(repo.root, merge)).toEqual({
+      paths: ['tally/stats.py', 'tests/test_mode.py'],
+      deleted: [],
+    });
   });
 
   it('compares dates itself: a date is midnight UTC, --since inclusive, --until exclusive', () => {
@@ -79,6 +82,11 @@ describe('triage', () => {
       detail: 'changes neither source code nor tests (.github/workflows/ci.yml, package.json)',
     });
     expect(triage(['src/a.ts', 'src/a.test.ts'], limits)).toBeUndefined();
+    // A PR that only deletes tests adds nothing that would grade a fix.
+    expect(triage(['src/a.js', 'test/a.test.js'], limits, ['test/a.test.js'])).toEqual({
+      reason: 'no_tests',
+      detail: 'only deletes test files (1 source file(s)): nothing would grade a fix',
+    });
     // Docs inside a test directory are test fixtures, not documentation.
     expect(triage(['tests/fixtures/page.md', 'src/render.py'], limits)).toBeUndefined();
   });
