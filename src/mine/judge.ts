@@ -156,10 +156,10 @@ export async function judgeCandidate(
       narrow: o.narrow,
     }).task;
   } catch (e) {
-    if (!(e instanceof UserError)) throw e;
+    if (!(e instanceof UserError) && !(e instanceof InfraError)) throw e;
     return {
       admitted: false,
-      reason: e.code === 'NO_SOURCE_CHANGE' ? 'no_source' : 'error',
+      reason: e instanceof UserError && e.code === 'NO_SOURCE_CHANGE' ? 'no_source' : 'error',
       detail: e.message,
     };
   }

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InfraError } from '../util/errors.js';
 import { tryGit } from '../util/git.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { type Candidate, changedPaths, triage, walkCandidates } from './candidates.js';
@@ -146,6 +147,10 @@ export async function mine(o: MineOptions): Promise<MineResult> {
         const started = Date.now();
         try {
           row = { ...head, ...(await decide(o, c, workDir)) };
+        } catch (e) {
+          // git or the machine failed on this candidate: say so and go on with the next.
+          if (!(e instanceof InfraError)) throw e;
+          row = { ...head, status: 'rejected', reason: 'error', detail: e.message, files: 0 };
         } finally {
           unmountUnder(workDir); // the candidate's workspaces (overlays), done with
           rmSync(join(workDir, 'gates'), { recursive: true, force: true });
