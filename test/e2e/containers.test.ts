@@ -171,6 +171,7 @@ describe.skipIf(noPodman)('--sandbox podman', () => {
       /^9 fail_to_pass, 3 pass_to_pass \(suite c gave no report at base.*the task file records the same$/,
     );
     expect(gates.controls.status).toBe('pass');
+    expect(gates.controls.details.navigation.verifier_runs_reused).toBe(2);
     expect(r.stderr).toMatch(
       /preparing the environment at base_commit \(install in localhost\/nanobench-env:/,
     );

@@ -57,4 +57,27 @@ describe('validate examples', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--concurrency must be a whole number from 1 to 16/);
   });
+
+  it("the navigation-mode controls reuse the hinted trials' suite runs (same workspace tree)", () => {
+    const cache = tempDir('nb-val-ctl-');
+    const r = nanobench(
+      ['validate', 'examples/tasks/textkit-001.json', '--only', 'controls'].concat([
+        '--cache-dir',
+        cache,
+        '--json',
+      ]),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const controls = JSON.parse(r.stdout).tasks[0].gates.find(
+      (g: { gate: string }) => g.gate === 'controls',
+    );
+    expect(controls.status).toBe('pass');
+    // Both agents' navigation trials ran every phase but the suites, and still scored 1.0 / 0.0.
+    expect(controls.details.hinted.verifier_runs_reused).toBeUndefined();
+    expect(controls.details.navigation).toMatchObject({
+      oracle: { status: 'scored', score: 1 },
+      nop: { status: 'scored', score: 0 },
+      verifier_runs_reused: 2,
+    });
+  });
 });
