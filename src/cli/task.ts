@@ -23,6 +23,7 @@ import { findPlaceholders } from '../task/placeholders.js';
 import { UserError } from '../util/errors.js';
 import { writeFailure, writeUserFile } from '../util/write.js';
 import { calibrationMode } from './calibration.js';
+import { registerMine } from './mine.js';
 import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
@@ -73,6 +74,7 @@ export function registerTask(
   setExit: (code: number) => void = () => {},
 ): void {
   const task = program.command('task').description('create, import and retire dataset tasks');
+  registerMine(task, io);
 
   task
     .command('import')

@@ -9,32 +9,42 @@ import { harborTaskDirs } from '../harbor/task.js';
 import { parseCutoff } from '../task/manifest.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
-import { selectSandbox } from '../workspace/sandbox/select.js';
+import { type SandboxDriver, selectSandbox } from '../workspace/sandbox/select.js';
 import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
-/** The Harbor tasks among the targets, each through its schema and controls gates. */
-async function validateHarborTargets(
-  dirs: string[],
-  o: { sandbox?: string; buildArg?: string[]; cacheDir?: string },
-  each: (v: TaskValidation) => void,
-): Promise<TaskValidation[]> {
+/** The container sandbox of --sandbox (podman | docker), for Harbor and PR tasks alike. */
+async function containerSandbox(o: {
+  sandbox?: string;
+  buildArg?: string[];
+  image?: string;
+}): Promise<SandboxDriver | undefined> {
   if (o.sandbox !== undefined && o.sandbox !== 'podman' && o.sandbox !== 'docker')
     throw new UserError('BAD_OPTION', `--sandbox must be podman or docker, got "${o.sandbox}"`);
   if (o.buildArg?.length && !o.sandbox)
     throw new UserError('BAD_OPTION', '--build-arg goes with --sandbox podman or docker');
+  if (o.image && !o.sandbox)
+    throw new UserError('BAD_OPTION', '--image goes with --sandbox podman or docker');
+  if (!o.sandbox) return undefined;
+  return selectSandbox(o.sandbox as 'podman' | 'docker', {
+    protectedPaths: [],
+    buildArgs: o.buildArg,
+    image: o.image,
+  });
+}
+
+/** The Harbor tasks among the targets, each through its schema and controls gates. */
+async function validateHarborTargets(
+  dirs: string[],
+  o: { sandbox?: SandboxDriver; cacheDir?: string },
+  each: (v: TaskValidation) => void,
+): Promise<TaskValidation[]> {
   if (!dirs.length) return [];
-  const sandbox = o.sandbox
-    ? await selectSandbox(o.sandbox as 'podman' | 'docker', {
-        protectedPaths: [],
-        buildArgs: o.buildArg,
-      })
-    : undefined;
   const cacheDir = resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache'));
   const out: TaskValidation[] = [];
   for (const dir of dirs)
     for (const task of harborTaskDirs(dir) ?? []) {
-      const v = await validateHarbor(task, dir, { cacheDir, sandbox });
+      const v = await validateHarbor(task, dir, { cacheDir, sandbox: o.sandbox });
       each(v);
       out.push(v);
     }
@@ -81,7 +91,12 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
     )
     .option(
       '--sandbox <engine>',
-      'podman | docker: where Harbor tasks run their controls (in their environment image)',
+      "podman | docker: run in each task's environment image (a PR task's `environment`, a Harbor task's); PR tasks without one stay on this machine unless --image",
+    )
+    .option('--image <ref>', 'with --sandbox: the image of PR tasks that declare no environment')
+    .option(
+      '--concurrency <n>',
+      "PR tasks validated at once (1-16, default 1); results are printed in the targets' order",
     )
     .option(
       '--build-arg <NAME=VALUE...>',
@@ -106,7 +121,18 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
         }
         if (!o.json) io.stdout.write(human(v));
       };
-      const harborResults = await validateHarborTargets(harbor, o, each);
+      const concurrency = o.concurrency === undefined ? 1 : Number(o.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16)
+        throw new UserError(
+          'BAD_OPTION',
+          `--concurrency must be a whole number from 1 to 16, got "${o.concurrency}"`,
+        );
+      const sandbox = await containerSandbox(o);
+      const harborResults = await validateHarborTargets(
+        harbor,
+        { sandbox, cacheDir: o.cacheDir },
+        each,
+      );
       const prTargets = targets.filter((t) => !harborTaskDirs(resolveDatasetArg(t)));
       const prResults = !prTargets.length
         ? []
@@ -117,6 +143,8 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
               mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
               cutoff: o.cutoff ? parseCutoff(o.cutoff) : undefined,
               write: Boolean(o.write),
+              sandbox,
+              concurrency,
               log: (line) => io.stderr.write(`nanobench: ${line}\n`),
             },
             only,

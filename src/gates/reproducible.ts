@@ -30,12 +30,15 @@ export async function reproducibleGate(ctx: GateContext): Promise<GateOutcome> {
         { ...details, code: e.code },
       );
     if (!(e instanceof InfraError)) throw e;
+    const env = ctx.task.environment;
     const fix =
-      e.stage === 'install'
-        ? 'make install_command work on a fresh checkout of base_commit (try it by hand in a clean clone); it runs once per environment, offline tools only if the machine is offline'
-        : source.kind === 'remote'
-          ? `the source is the remote ${source.location}: check the SHAs are the PR's commit and its first parent, reachable from a branch, or give a local copy with --mirror DIR (DIR/${ctx.task.repo}.git)`
-          : `check that base_commit${ctx.task.pr_commit ? ' and pr_commit are full SHAs that exist' : ' is a full SHA that exists'} in ${source.location} (git cat-file -e ${ctx.task.base_commit})`;
+      e.stage === 'install' && env && !ctx.sandbox
+        ? `the task declares its environment (${env.dockerfile ?? env.image}), but these gates ran on this machine's toolchain: validate it where it runs, with --sandbox podman (or docker; --build-arg BASE_IMAGE=... offline)`
+        : e.stage === 'install'
+          ? 'make install_command work on a fresh checkout of base_commit (try it by hand in a clean clone); it runs once per environment, offline tools only if the machine is offline'
+          : source.kind === 'remote'
+            ? `the source is the remote ${source.location}: check the SHAs are the PR's commit and its first parent, reachable from a branch, or give a local copy with --mirror DIR (DIR/${ctx.task.repo}.git)`
+            : `check that base_commit${ctx.task.pr_commit ? ' and pr_commit are full SHAs that exist' : ' is a full SHA that exists'} in ${source.location} (git cat-file -e ${ctx.task.base_commit})`;
     return fail(e.message, fix, { ...details, stage: e.stage });
   }
 }

@@ -135,6 +135,48 @@ describe.skipIf(noPodman)('--sandbox podman', () => {
     }
   });
 
+  it('validate --sandbox podman: the polyglot task passes its own gates in its environment', () => {
+    const cache = join(root, 'validate-cache');
+    const args = [
+      'validate',
+      join(EXAMPLES, 'containers'),
+      '--mirror',
+      MIRROR,
+      '--cache-dir',
+      cache,
+    ];
+    // On this machine's toolchain the install fails (no lua.h), and the fix says where it runs.
+    const host = nanobench([...args, '--only', 'reproducible', '--json']);
+    expect(host.code).toBe(1);
+    const hostGate = JSON.parse(host.stdout).tasks[0].gates[1];
+    expect(hostGate).toMatchObject({ gate: 'reproducible', status: 'fail' });
+    expect(hostGate.fix).toMatch(/declares its environment .*--sandbox podman/);
+    // In the environment every gate passes: the lists verification computes are the recorded
+    // ones (the C suite does not build at base with the PR's tests: all its tests fail there).
+    const r = nanobench([
+      ...args,
+      '--sandbox',
+      'podman',
+      '--build-arg',
+      `BASE_IMAGE=${image}`,
+      '--json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const v = JSON.parse(r.stdout).tasks[0];
+    const gates = Object.fromEntries(
+      v.gates.map((g: { gate: string; status: string; reason: string }) => [g.gate, g]),
+    );
+    expect(v.admissible).toBe(true);
+    expect(gates.verification.reason).toMatch(
+      /^9 fail_to_pass, 3 pass_to_pass \(suite c gave no report at base.*the task file records the same$/,
+    );
+    expect(gates.controls.status).toBe('pass');
+    expect(gates.controls.details.navigation.verifier_runs_reused).toBe(2);
+    expect(r.stderr).toMatch(
+      /preparing the environment at base_commit \(install in localhost\/nanobench-env:/,
+    );
+  });
+
   it("the task's memory limit holds inside the container", () => {
     const [t] = trials(
       [
