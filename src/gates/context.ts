@@ -147,7 +147,7 @@ export class GateContext {
       const { task } = await this.resolved();
       const installer =
         image && containerInstaller(this.sandbox!, image, { resources: resourcesOf(task) });
-      return ensureSnapshot(this.opts.cacheDir, task, clone, installer);
+      return ensureSnapshot(this.opts.cacheDir, task, clone, { environment: installer });
     });
   }
 
