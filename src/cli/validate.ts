@@ -1,6 +1,6 @@
 // `nanobench validate`: run the admission gates on tasks and say, per gate, pass or fail and how
 // to fix a failure. Exits 1 when any task fails a gate.
-import { dirname, join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { newEvidence, writeEvidence } from '../gates/evidence.js';
 import { GATES, parseGateList, type TaskValidation, validate } from '../gates/runner.js';
@@ -11,7 +11,7 @@ import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
 import type { Io } from './progress.js';
-import { DEFAULT_DB } from './run.js';
+import { cacheDirOf, DB_FOR_CACHE } from './run.js';
 
 /** The Harbor tasks among the targets, each through its schema and controls gates. */
 async function validateHarborTargets(
@@ -30,7 +30,7 @@ async function validateHarborTargets(
         buildArgs: o.buildArg,
       })
     : undefined;
-  const cacheDir = resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache'));
+  const cacheDir = cacheDirOf(o);
   const out: TaskValidation[] = [];
   for (const dir of dirs)
     for (const task of harborTaskDirs(dir) ?? []) {
@@ -74,6 +74,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
       '--mirror <dir>',
       'local mirror: DIR/<owner>/<name>(.git|.bundle) before any remote URL',
     )
+    .option(...DB_FOR_CACHE)
     .option('--cache-dir <dir>', 'cache of source clones and environments (shared with run)')
     .option(
       '--record-evidence',
@@ -113,7 +114,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
         : await validate(
             prTargets,
             {
-              cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
+              cacheDir: cacheDirOf(o),
               mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
               cutoff: o.cutoff ? parseCutoff(o.cutoff) : undefined,
               write: Boolean(o.write),
