@@ -102,7 +102,7 @@ export function containerInstaller(
 ): InstallEnvironment {
   return {
     key: env.id,
-    run: async (cwd, command, timeoutMs) => {
+    run: async (cwd, command, timeoutMs, signal) => {
       const home = join(cwd, '..', `install-home-${randomUUID().slice(0, 8)}`);
       mkdirSync(home, { recursive: true });
       try {
@@ -119,7 +119,7 @@ export function containerInstaller(
           },
           (session) => {
             const w = session.wrap('/bin/sh', ['-c', command]);
-            return run(w.command, w.args, { cwd, timeoutMs, env: installEnv(home) });
+            return run(w.command, w.args, { cwd, timeoutMs, signal, env: installEnv(home) });
           },
         );
         return r.value;
