@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { COMMENT_MARKER, type CommentSide, commentBody } from '../ci/comment.js';
 import { upsertComment } from '../ci/github.js';
 import { resolveTaskMeta } from '../report/task-meta.js';
+import { intOption } from '../run/config.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { parseRule, sameRun } from './compare.js';
@@ -14,7 +15,7 @@ import { DEFAULT_DB } from './run.js';
 function loadSide(ref: string, defaultDb: string): CommentSide {
   const i = ref.lastIndexOf(':');
   const [db, id] = i > 0 ? [ref.slice(0, i), ref.slice(i + 1)] : [defaultDb, ref];
-  const store = Store.open(db, { mustExist: true });
+  const store = Store.open(db, { reader: true });
   try {
     const run = id === 'latest' ? store.latestRun() : store.getRun(id);
     if (!run)
@@ -69,9 +70,9 @@ export function registerCi(program: Command, io: Io): void {
       }
       if (!o.repo || !/^[\w.-]+\/[\w.-]+$/.test(o.repo))
         throw new UserError('BAD_OPTION', '--repo owner/name is needed to post (or use --dry-run)');
-      const pr = Number(o.pr);
-      if (!Number.isInteger(pr) || pr < 1)
-        throw new UserError('BAD_OPTION', `--pr must be a pull request number, got "${o.pr}"`);
+      if (o.pr === undefined)
+        throw new UserError('BAD_OPTION', '--pr N is needed to post (or use --dry-run)');
+      const pr = intOption(o.pr, '--pr');
       const token = process.env[o.tokenEnv];
       if (!token)
         throw new UserError(

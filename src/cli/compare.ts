@@ -57,7 +57,7 @@ export function parseRunRef(ref: string, defaultDb: string): { db: string; id: s
 
 function loadSide(ref: string, defaultDb: string): RunSide & { audit?: AuditRecord } {
   const { db, id } = parseRunRef(ref, defaultDb);
-  const store = Store.open(db, { mustExist: true });
+  const store = Store.open(db, { reader: true });
   try {
     const run = id === 'latest' ? store.latestRun() : store.getRun(id);
     if (!run)

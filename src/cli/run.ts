@@ -21,6 +21,20 @@ import { type Io, progressPrinter } from './progress.js';
 
 export const DEFAULT_DB = '.nanobench/results.sqlite';
 
+/**
+ * The cache every command shares with `run` (source clones, environments): --cache-dir, else
+ * next to the results database (--db, else the default one). One rule: `validate` once kept its
+ * own under the current directory while `run --db` kept another next to its database.
+ */
+export const cacheDirOf = (o: { db?: string; cacheDir?: string }): string =>
+  new RunPaths(o.db ?? DEFAULT_DB, o.cacheDir).cacheDir;
+
+/** The --db option of the commands that only use the cache. */
+export const DB_FOR_CACHE: [string, string] = [
+  '--db <path>',
+  'results database: the cache lives next to it, as for run (unless --cache-dir)',
+];
+
 export function registerRun(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('run')

@@ -1,17 +1,18 @@
 // `nanobench validate`: run the admission gates on tasks and say, per gate, pass or fail and how
 // to fix a failure. Exits 1 when any task fails a gate.
-import { dirname, join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { newEvidence, writeEvidence } from '../gates/evidence.js';
 import { GATES, parseGateList, type TaskValidation, validate } from '../gates/runner.js';
 import { validateHarbor } from '../harbor/gates.js';
 import { harborTaskDirs } from '../harbor/task.js';
+import { intOption } from '../run/config.js';
 import { parseCutoff } from '../task/manifest.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
 import { type SandboxDriver, selectSandbox } from '../workspace/sandbox/select.js';
 import type { Io } from './progress.js';
-import { DEFAULT_DB } from './run.js';
+import { cacheDirOf, DB_FOR_CACHE } from './run.js';
 
 /** The container sandbox of --sandbox (podman | docker), for Harbor and PR tasks alike. */
 async function containerSandbox(o: {
@@ -36,11 +37,11 @@ async function containerSandbox(o: {
 /** The Harbor tasks among the targets, each through its schema and controls gates. */
 async function validateHarborTargets(
   dirs: string[],
-  o: { sandbox?: SandboxDriver; cacheDir?: string },
+  o: { sandbox?: SandboxDriver; cacheDir: string },
   each: (v: TaskValidation) => void,
 ): Promise<TaskValidation[]> {
   if (!dirs.length) return [];
-  const cacheDir = resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache'));
+  const cacheDir = o.cacheDir;
   const out: TaskValidation[] = [];
   for (const dir of dirs)
     for (const task of harborTaskDirs(dir) ?? []) {
@@ -84,6 +85,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
       '--mirror <dir>',
       'local mirror: DIR/<owner>/<name>(.git|.bundle) before any remote URL',
     )
+    .option(...DB_FOR_CACHE)
     .option('--cache-dir <dir>', 'cache of source clones and environments (shared with run)')
     .option(
       '--record-evidence',
@@ -121,16 +123,12 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
         }
         if (!o.json) io.stdout.write(human(v));
       };
-      const concurrency = o.concurrency === undefined ? 1 : Number(o.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 16)
-        throw new UserError(
-          'BAD_OPTION',
-          `--concurrency must be a whole number from 1 to 16, got "${o.concurrency}"`,
-        );
+      const concurrency =
+        o.concurrency === undefined ? 1 : intOption(o.concurrency, '--concurrency', 1, 16);
       const sandbox = await containerSandbox(o);
       const harborResults = await validateHarborTargets(
         harbor,
-        { sandbox, cacheDir: o.cacheDir },
+        { sandbox, cacheDir: cacheDirOf(o) },
         each,
       );
       const prTargets = targets.filter((t) => !harborTaskDirs(resolveDatasetArg(t)));
@@ -139,7 +137,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
         : await validate(
             prTargets,
             {
-              cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
+              cacheDir: cacheDirOf(o),
               mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
               cutoff: o.cutoff ? parseCutoff(o.cutoff) : undefined,
               write: Boolean(o.write),

@@ -7,11 +7,12 @@
 // NanoBench's own addition, outside Harbor's format: judge/ (a hidden grader behind an HTTP
 // judge, src/harbor/judge/), kept out of environment/ so the agent's image can never hold it.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { MAX_TIMEOUT_SEC } from '../task/schema.js';
+import { diskEscape } from '../util/contained-path.js';
 import { UserError } from '../util/errors.js';
 
 export const HARBOR_FILES = {
@@ -159,6 +160,27 @@ export function harborDigest(dir: string): string {
   return `sha256:${h.digest('hex')}`;
 }
 
+/**
+ * The first symlink under a task directory that leads outside it (the directory's own entries
+ * included: a `tests` link to /root would mount /root into the verifier), or undefined.
+ */
+export function linkLeavingTask(dir: string): { rel: string; target: string } | undefined {
+  const walk = (d: string): { rel: string; target: string } | undefined => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isSymbolicLink()) {
+        const rel = relative(dir, p);
+        if (diskEscape(dir, rel, true)) return { rel, target: readlinkSync(p) };
+      } else if (e.isDirectory()) {
+        const found = walk(p);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  return walk(dir);
+}
+
 /** One Harbor task, or a one-line reason naming the file and the fix. */
 export function loadHarborTask(dir: string): HarborTask {
   const abs = resolve(dir);
@@ -178,6 +200,12 @@ export function loadHarborTask(dir: string): HarborTask {
     throw new UserError(
       'INVALID_TASK',
       `${join(abs, HARBOR_FILES.testScript)}: missing; a Harbor task's verifier is tests/test.sh`,
+    );
+  const link = linkLeavingTask(abs);
+  if (link)
+    throw new UserError(
+      'INVALID_TASK',
+      `${join(abs, link.rel)}: a symlink to ${link.target}, outside the task directory; NanoBench copies and mounts the task's files (tests/ into the verifier, environment/ as the build context): replace it with the file itself`,
     );
   const { config } = cfg;
   if (!config.environment.docker_image && !existsSync(join(abs, HARBOR_FILES.dockerfile)))

@@ -31,6 +31,7 @@ import { prepareEnvironment, resourcesOf } from '../run/trial-environment.js';
 import { type AgentOutcome, agentFailure, DEFAULT_SERVICES } from '../run/trial-phases.js';
 import type { TrialRecord } from '../store/store.js';
 import type { LoadedTask } from '../task/load.js';
+import { containedPath } from '../util/contained-path.js';
 import { InfraError } from '../util/errors.js';
 import { type RunResult, run } from '../util/process.js';
 import { ctimeMark, walk } from '../verify/fs-tree.js';
@@ -286,7 +287,14 @@ async function verifyPhase(
   const dir = `${scratch}-verifier`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'logs'), { recursive: true });
-  cpSync(join(task.dir, 'tests'), join(dir, 'tests'), { recursive: true });
+  // Refused when the task was loaded; checked again where it is copied into the verifier.
+  const tests = containedPath(
+    task.dir,
+    'tests',
+    (why) => new InfraError('verify', `tests/ ${why}: not copied`, 'bad_test_path'),
+    true,
+  );
+  cpSync(tests, join(dir, 'tests'), { recursive: true });
   const judgeEnv: Record<string, string> = judge
     ? { JUDGE_VERIFIER_URL: judge.verifierUrl, JUDGE_TOKEN: judge.token }
     : {};

@@ -13,6 +13,7 @@ import { SCORING_RULES_VERSION, type TargetTest } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
 import { isHarborLoaded, type LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
+import { DiskFullError, isDiskFull } from '../util/disk-full.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import type { Verification } from '../verify/verifier.js';
@@ -221,6 +222,8 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
   let change: Change | undefined;
   let verification: Verification | undefined;
   let endpoint: TrialEndpoint | undefined;
+  // Set when a write failed for want of space: then nothing of the trial can be trusted.
+  let diskFull: unknown;
   try {
     mkdirSync(join(scope.scratch, 'home'), { recursive: true });
     const prov = await phase(rec, 'provision', () => provisionPhase(scope));
@@ -270,6 +273,7 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
       }),
     );
   } catch (e) {
+    if (isDiskFull(e)) diskFull = e;
     recordError(rec, e);
   } finally {
     const started = Date.now();
@@ -277,8 +281,9 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
     try {
       const prompt = buildPrompt(scope.task, spec.mode);
       saveArtifacts(scope.artifactsDir, prompt, agent?.result, change?.diff, verification);
-    } catch {
-      // artifacts are best effort; the record is what counts
+    } catch (e) {
+      // artifacts are best effort; the record is what counts, unless the disk is full
+      if (isDiskFull(e)) diskFull ??= e;
     }
     try {
       // Unmounts an overlay too, whatever failed before: no trial leaves a mount behind.
@@ -292,6 +297,7 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
     const ms = (rec.details.phase_ms ?? {}) as Record<string, number>;
     rec.details.phase_ms = { ...ms, teardown: Date.now() - started };
   }
+  if (diskFull !== undefined) throw new DiskFullError(env.paths.root, diskFull);
   rec.finished_at = new Date().toISOString();
   rec.duration_ms = Date.now() - startedAt.getTime();
   return rec;

@@ -70,12 +70,13 @@ export const CONTAINER_INIT = [
 /**
  * Runs on the host in front of the engine's CLI: the caller's environment goes into the
  * container by name (`-e NAME`: the engine reads the value from its own environment), except
- * what belongs to the host (PATH and the loader's variables: the image has its own).
+ * what belongs to the host (PATH, the loader's variables and the engine's own: the image has its
+ * own).
  */
 export const LAUNCHER_SOURCE = `import { spawn } from 'node:child_process';
 const [bin, ...rest] = process.argv.slice(2);
 const at = rest.indexOf('@ENV@');
-const skip = new Set(['PATH', 'PWD', 'OLDPWD', 'SHLVL', '_', 'HOSTNAME', 'TMPDIR']);
+const skip = new Set(['PATH', 'PWD', 'OLDPWD', 'SHLVL', '_', 'HOSTNAME', 'TMPDIR', 'XDG_RUNTIME_DIR', 'CONTAINER_HOST', 'DOCKER_HOST']);
 const names = Object.keys(process.env).filter((n) => !skip.has(n) && !n.startsWith('LD_') && /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
 const args = [...rest.slice(0, at), ...names.flatMap((n) => ['-e', n]), ...rest.slice(at + 1)];
 const child = spawn(bin, args, { stdio: 'inherit' });
