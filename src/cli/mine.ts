@@ -3,20 +3,14 @@ import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { REASON_TEXT } from '../mine/judge.js';
 import { githubName, type MineResult, type MineRow, mine } from '../mine/mine.js';
+import { intOption } from '../run/config.js';
 import { identity, openRepo } from '../task/import.js';
 import { UserError } from '../util/errors.js';
 import type { Io } from './progress.js';
-import { DEFAULT_DB } from './run.js';
+import { cacheDirOf, DB_FOR_CACHE } from './run.js';
 
 function positiveInt(flag: string, value: string | undefined, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max)
-    throw new UserError(
-      'BAD_OPTION',
-      `${flag} must be a whole number from 1 to ${max}, got "${value}"`,
-    );
-  return n;
+  return value === undefined ? undefined : intOption(value, flag, 1, max);
 }
 
 function isoDate(flag: string, value: string | undefined): string | undefined {
@@ -81,6 +75,7 @@ export function registerMine(task: Command, io: Io): void {
       '--verifier-sec <n>',
       'timeouts.verifier_sec of the imported tasks (default 300; the runtime gate allows 80%)',
     )
+    .option(...DB_FOR_CACHE)
     .option(
       '--cache-dir <dir>',
       'cache of source clones and environments (shared with run and validate)',
@@ -113,7 +108,7 @@ its problem statement, tier and the rest of the TODO(curator) fields, then nanob
       try {
         const name = o.name ?? githubName(repo.gitDir);
         const id = identity({ repo: o.repo, commit: 'HEAD', name }, repo.gitDir, repo.location);
-        const cacheDir = resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache'));
+        const cacheDir = cacheDirOf(o);
         const result = await mine({
           gitDir: repo.gitDir,
           location: repo.location,

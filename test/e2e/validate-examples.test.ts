@@ -55,7 +55,7 @@ describe('validate examples', () => {
     ).toHaveLength(5);
     const bad = nanobench(['validate', 'examples', '--concurrency', '0']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--concurrency must be a whole number from 1 to 16/);
+    expect(bad.stderr).toMatch(/--concurrency must be an integer from 1 to 16/);
   });
 
   it("the navigation-mode controls reuse the hinted trials' suite runs (same workspace tree)", () => {
