@@ -5,14 +5,14 @@
 
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store, type TrialRecord } from '../../src/store/store.js';
-import { EXAMPLES, nanobench, runJson } from '../helpers/cli.js';
+import { EXAMPLES, nanobench, runJson, varTempDir } from '../helpers/cli.js';
 import { environmentImages, noPodman, testImage } from '../helpers/containers.js';
 
-const root = mkdtempSync('/var/tmp/nb-ctr-');
+const root = varTempDir('nb-ctr-');
 const db = join(root, 'r.sqlite');
 const MIRROR = join(EXAMPLES, 'mirror');
 let image: string;

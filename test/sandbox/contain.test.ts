@@ -6,11 +6,11 @@
 // as an unprivileged user (each in a pid namespace that dies with the launcher). Where no
 // namespace can be made, pdeathsig takes the command and killRunLeftovers the rest.
 import { randomUUID } from 'node:crypto';
-import { chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chownSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killRunLeftovers } from '../../src/agent/process-group.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT, varTempDir } from '../helpers/cli.js';
 import {
   asUnprivileged,
   cleanup,
@@ -61,7 +61,7 @@ async function holdAndKill(o: {
 }) {
   const marker = `nb-contain-${randomUUID()}`;
   markers.push(marker);
-  const dir = o.unprivileged ? unprivilegedDir('nb-contain-') : mkdtempSync('/var/tmp/nb-contain-');
+  const dir = o.unprivileged ? unprivilegedDir('nb-contain-') : varTempDir('nb-contain-');
   dirs.push(dir);
   const ws = join(dir, 'ws');
   mkdirSync(ws);
@@ -108,7 +108,7 @@ describe('after a SIGKILL of NanoBench no process of the agent survives', () => 
 
   it('without unshare: pdeathsig takes the command, killRunLeftovers the rest of its run', async () => {
     // A machine without util-linux's unshare: only what the harness needs is on PATH.
-    const bin = mkdtempSync('/var/tmp/nb-path-');
+    const bin = varTempDir('nb-path-');
     dirs.push(bin);
     for (const tool of ['sh', 'env', 'setpriv', 'sleep', 'setsid'])
       symlinkSync(`/usr/bin/${tool}`, join(bin, tool));
