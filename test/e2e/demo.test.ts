@@ -25,7 +25,10 @@ describe('nanobench demo', () => {
     expect(sandboxLines(r.stderr)).toEqual([
       'nanobench demo: sandbox bwrap (bubblewrap works here): agents see the toolchain read-only, their workspace, nothing of NanoBench, and no network but the scripted model server',
     ]);
-    expect(r.stdout).toMatch(/\| scripted\/competent \| hinted \| 5\/5 \(100%\) \|/);
+    // Five tasks, each once: the rate over tasks with its interval, the trials beside it.
+    expect(r.stdout).toMatch(
+      /\| scripted\/competent \| hinted \| 5 \| 100% \[57–100%\] \| ±22 pp \| 5\/5 \(100%\) \|/,
+    );
     const html = db.replace(/\.sqlite$/, '-report.html');
     const tail = r.stdout.trimEnd().split('\n').slice(-2);
     expect(tail).toEqual([
