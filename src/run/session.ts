@@ -50,6 +50,8 @@ export interface SessionHooks {
   agent?: Agent;
   /** Diagnostics (e.g. queue trouble), for stderr. */
   log?: (line: string) => void;
+  /** The demo: --sandbox auto may fall back for scripted models (WiringOptions). */
+  scriptedFallback?: boolean;
   /** Who runs the trials when not this process's local pool (a queue of workers). */
   executorFor?: (o: {
     runId: string;
@@ -237,6 +239,7 @@ export async function runSession(
       agent,
       plan,
       log: hooks.log,
+      scriptedFallback: hooks.scriptedFallback,
       protectedPaths: [paths.root, paths.cacheDir, ...new Set(tasks.map((t) => t.datasetDir))],
     });
     const { sandbox, endpoints } = wiring;

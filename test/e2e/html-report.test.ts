@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nanobench, runJson, tempDir } from '../helpers/cli.js';
+import { nanobench, runJson, screenshotPath, tempDir } from '../helpers/cli.js';
 
 // npm test finds Chromium (installing Debian's package as root) and names it here.
 const CHROMIUM = process.env.NANOBENCH_TEST_CHROMIUM || '/usr/bin/chromium';
@@ -68,7 +68,7 @@ describe('the HTML report in a browser', () => {
     page.on('pageerror', (e) => problems.push(e.message));
     const url = `file://${html}`;
     await page.goto(url);
-    await page.screenshot({ path: '/tmp/nanobench-report.png', fullPage: true });
+    await page.screenshot({ path: screenshotPath('nanobench-report.png'), fullPage: true });
 
     expect(requests.filter((u) => u !== url && !u.startsWith('data:'))).toEqual([]);
     expect(problems).toEqual([]);

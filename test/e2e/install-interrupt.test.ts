@@ -6,18 +6,10 @@
 // within seconds, a kill -9 takes it down, and where no namespace can be made (no unshare on
 // PATH) the resume ends what the killed execution left.
 import { randomUUID } from 'node:crypto';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CLI, EXAMPLES, nanobench } from '../helpers/cli.js';
+import { CLI, EXAMPLES, nanobench, varTempDir } from '../helpers/cli.js';
 import { storedTrialRows } from '../helpers/db.js';
 import { cleanup, killHard, processesWith, start, waitFor } from '../helpers/processes.js';
 
@@ -44,7 +36,7 @@ function slowInstallDataset(dir: string, marker: string, hold: string): string {
 
 /** A PATH with every program of /usr/bin but `missing` (a machine without them). */
 function pathWithout(missing: string[]): string {
-  const bin = mkdtempSync('/var/tmp/nb-path-');
+  const bin = varTempDir('nb-path-');
   dirs.push(bin);
   for (const tool of readdirSync('/usr/bin'))
     if (!missing.includes(tool)) symlinkSync(`/usr/bin/${tool}`, join(bin, tool));
@@ -54,7 +46,7 @@ function pathWithout(missing: string[]): string {
 function setup(env: NodeJS.ProcessEnv = process.env) {
   const marker = `nb-install-${randomUUID()}`;
   markers.push(marker);
-  const dir = mkdtempSync('/var/tmp/nb-install-');
+  const dir = varTempDir('nb-install-');
   dirs.push(dir);
   const hold = join(dir, 'hold');
   writeFileSync(hold, '');

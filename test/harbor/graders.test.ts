@@ -32,6 +32,8 @@ describe('grader test cases of the example tasks', () => {
     // Each rule the grader enforces has a case that scores 0, and the reference one scores.
     expect(results.some((r) => r.expected === 0)).toBe(true);
     expect(results.some((r) => r.expected > 0)).toBe(true);
+    // Grading leaves the task as it was: no bytecode cache beside its judge (issue #22).
+    expect(readdirSync(dir)).not.toContain('__pycache__');
   });
 });
 

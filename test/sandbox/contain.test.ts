@@ -7,13 +7,13 @@
 // namespace can be made, pdeathsig takes the command and killRunLeftovers the rest: only what a
 // dead execution of the run itself left (issue 22: a resume ended a live worker's agents).
 import { randomUUID } from 'node:crypto';
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killRunLeftovers } from '../../src/agent/process-group.js';
 import { formatExecution, startTime } from '../../src/util/execution.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT, varTempDir } from '../helpers/cli.js';
 import {
   asUnprivileged,
   cleanup,
@@ -64,7 +64,7 @@ async function holdAndKill(o: {
 }) {
   const marker = `nb-contain-${randomUUID()}`;
   markers.push(marker);
-  const dir = o.unprivileged ? unprivilegedDir('nb-contain-') : mkdtempSync('/var/tmp/nb-contain-');
+  const dir = o.unprivileged ? unprivilegedDir('nb-contain-') : varTempDir('nb-contain-');
   dirs.push(dir);
   const ws = join(dir, 'ws');
   mkdirSync(ws);
@@ -120,7 +120,7 @@ describe('after a SIGKILL of NanoBench no process of the agent survives', () => 
 
   it('without unshare: pdeathsig takes the command, killRunLeftovers the rest of its run', async () => {
     // A machine without util-linux's unshare: only what the harness needs is on PATH.
-    const bin = mkdtempSync('/var/tmp/nb-path-');
+    const bin = varTempDir('nb-path-');
     dirs.push(bin);
     for (const tool of ['sh', 'env', 'setpriv', 'sleep', 'setsid'])
       symlinkSync(`/usr/bin/${tool}`, join(bin, tool));

@@ -66,9 +66,10 @@ export function hostGrader(judgeDir: string, timeoutSec = 60): GraderRunner {
   return async (name, submission) => {
     const file = join(judgeDir, `${name}.py`);
     if (!existsSync(file)) return { reward: 0, reason: `judge/${name}.py is missing` };
+    // -B: no __pycache__ written into the task's judge directory (-I ignores PYTHON* variables).
     const r = await run(
       'python3',
-      ['-I', '-c', GRADER_MAIN, file, ...(submission ? [submission] : [])],
+      ['-I', '-B', '-c', GRADER_MAIN, file, ...(submission ? [submission] : [])],
       {
         cwd: judgeDir,
         timeoutMs: timeoutSec * 1000,
