@@ -12,7 +12,7 @@ import {
   resolveRunConfig,
 } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
-import { runSession, type SessionHooks } from '../run/session.js';
+import { parseErrorCauses, runSession, type SessionHooks } from '../run/session.js';
 import { readRunConfig } from '../run/stored-config.js';
 import { type RunRecord, Store, type TrialRecord } from '../store/store.js';
 import { UserError } from '../util/errors.js';
@@ -53,6 +53,10 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option(
       '--allow-changed-tasks',
       'with --resume: grade the rest of the run on task files that changed since it started',
+    )
+    .option(
+      '--retry-errors [causes]',
+      'with --resume: run again the trials stored as infra errors of these causes (a stage or stage/code, comma-separated; default: provider, e.g. a rate limit that has passed); --resume then defaults to the latest run, finished or not',
     )
     .option(
       '--nanocoder <path>',
@@ -98,7 +102,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .action(async (datasets: string[], o, cmd: Command) => {
       if (o.resume !== undefined) refuseWithResume(datasets, cmd);
       else
-        for (const flag of ['takeOver', 'allowChangedTasks'])
+        for (const flag of ['takeOver', 'allowChangedTasks', 'retryErrors'])
           if (o[flag])
             throw new UserError(
               'BAD_OPTION',
@@ -107,6 +111,10 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
       // Bad options are refused before the database is created; a resume needs the database.
       const fresh =
         o.resume === undefined ? resolveRunConfig(datasets, { ...o, model: o.model }) : undefined;
+      const retryErrors =
+        o.retryErrors === undefined
+          ? undefined
+          : parseErrorCauses(o.retryErrors === true ? 'provider' : o.retryErrors);
       const store = Store.open(o.db, { mustExist: o.resume !== undefined });
       try {
         let config: RunConfig;
@@ -119,7 +127,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
               : store
                   .listRuns()
                   .reverse()
-                  .find((r) => r.status !== 'finished');
+                  .find((r) => retryErrors !== undefined || r.status !== 'finished');
           if (!resumeRun)
             throw new UserError(
               'NOTHING_TO_RESUME',
@@ -148,6 +156,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
             run: resumeRun,
             takeOver: Boolean(o.takeOver),
             allowChangedTasks: Boolean(o.allowChangedTasks),
+            ...(retryErrors && { retryErrors }),
           },
         );
         progress.end();
@@ -221,6 +230,7 @@ const RESUME_COMPATIBLE = new Set([
   'keepWorkspaces',
   'takeOver',
   'allowChangedTasks',
+  'retryErrors',
 ]);
 
 /**

@@ -74,7 +74,8 @@ export interface HarborOutcome {
   explanation: string;
 }
 
-const STOPPED: ExitKind[] = ['context_exceeded', 'rate_limited', 'quota_exceeded'];
+// A provider's refusal (rate limit, quota) is an infra error before any reward is read.
+const STOPPED: ExitKind[] = ['context_exceeded'];
 
 /** The score and label of a Harbor trial: its reward, unless the agent never got to work. */
 export function harborOutcome(

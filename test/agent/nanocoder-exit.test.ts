@@ -38,7 +38,7 @@ const EXPECTED: Record<string, ExitKind> = {
   timeout: 'timeout',
   tool_approval: 'tool_approval_required',
   empty_reply: 'error',
-  model_not_found: 'error',
+  model_not_found: 'model_not_found',
   unknown_tool: 'success',
   write_refused: 'success',
   max_turns: 'success',

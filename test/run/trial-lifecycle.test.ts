@@ -210,6 +210,73 @@ describe('the trial lifecycle', () => {
     });
   });
 
+  // Issue 22 §2: a provider that refuses service is an infra error, never the model's score.
+  const endingOn = (last_error: object): TrialEndpoint =>
+    ({
+      baseUrl: 'http://127.0.0.1:1/v1',
+      apiKey: 'k',
+      finish: () => ({ details: { last_error }, flags: [] }),
+    }) as unknown as TrialEndpoint;
+
+  it.each([
+    [401, 'Incorrect API key provided', 'auth'],
+    [403, 'This key is not allowed to use the model', 'auth'],
+    [402, 'Payment required', 'billing'],
+    [429, 'You exceeded your current quota', 'billing'],
+    [404, 'The model does not exist', 'model_not_found'],
+    [429, 'Rate limit reached', 'rate_limited'],
+    [500, 'internal error', 'server_error'],
+  ])('the proxy saw HTTP %i (%s): provider/%s, never scored', async (status, message, code) => {
+    const rec = await runTrial(
+      spec(),
+      env({
+        endpoint: endingOn({ status, message, source: 'upstream' }),
+        agent: agentReturning({ exitCode: 1, exitKind: 'error', stderr: 'Error' }),
+      }),
+    );
+    expect(rec).toMatchObject({ status: 'error', score: null, label: null });
+    expect([rec.error_stage, rec.error_code]).toEqual(['provider', code]);
+    expect(rec.error).toContain(`HTTP ${status}`);
+  });
+
+  it('the agent limit ended Nanocoder while it waited to retry a 500: provider/server_error', async () => {
+    const rec = await runTrial(
+      spec(),
+      env({
+        endpoint: endingOn({ status: 500, message: 'overloaded', class: 'server_error' }),
+        agent: agentReturning({ exitCode: null, exitKind: 'timeout', timedOut: true }),
+      }),
+    );
+    expect([rec.status, rec.error_stage, rec.error_code]).toEqual([
+      'error',
+      'provider',
+      'server_error',
+    ]);
+  });
+
+  it("a context-length error stays the model's (rule 1), and a 400 about the request is graded", async () => {
+    const ctx = await runTrial(
+      spec(),
+      env({
+        endpoint: endingOn({
+          status: 400,
+          message: 'maximum context length',
+          class: 'context_length',
+        }),
+        agent: agentReturning({ exitCode: 1, exitKind: 'error' }),
+      }),
+    );
+    expect(ctx).toMatchObject({ status: 'scored', exit_kind: 'context_exceeded' });
+    const bad = await runTrial(
+      spec(),
+      env({
+        endpoint: endingOn({ status: 400, message: 'tools[3] is invalid', class: 'other' }),
+        agent: agentReturning({ exitCode: 1, exitKind: 'error' }),
+      }),
+    );
+    expect(bad).toMatchObject({ status: 'scored', exit_kind: 'error' });
+  });
+
   it('a suite whose runner could not start is an infra error, even for a correct change', async () => {
     const rec = await runTrial(
       spec(),
