@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { exitKindWithProxy, type LastError, refusalIn } from '../agent/nanocoder-exit.js';
 import { buildPrompt } from '../agent/prompt.js';
 import type { FilesRead } from '../agent/tool-use.js';
-import type { AgentResult, ExitKind } from '../agent/types.js';
+import type { Agent, AgentResult, ExitKind } from '../agent/types.js';
 import { type CriteriaVector, taskCriteria, testCriteriaVector } from '../contracts/criteria.js';
 import { auditTrial, type GuardReport, guardWorkspace } from '../integrity/audit.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
@@ -29,6 +29,7 @@ import { withSession } from '../workspace/sandbox/session.js';
 import type { SandboxDriver, SessionReport } from '../workspace/sandbox/types.js';
 import { resolveSource } from '../workspace/source.js';
 import type { TrialSpec } from './plan.js';
+import { unreported } from './task-control.js';
 import type { TrialEnv } from './trial.js';
 import { containerInstaller, prepareEnvironment, resourcesOf } from './trial-environment.js';
 
@@ -72,6 +73,8 @@ export interface TrialServices {
   auditTrial: typeof auditTrial;
   /** Does `sym` occur in the repository at `base` (Level-4 symbol lookup)? */
   symbolAtBase: (ws: string, base: string) => (sym: string) => boolean;
+  /** The agent of a task's golden control (src/run/task-control.ts); default the oracle. */
+  goldenAgent?: Agent;
 }
 
 function gitSymbolAtBase(ws: string, base: string) {
@@ -337,13 +340,7 @@ export function scorePhase(
     ids.map((id) => ({ id, suite: id.split('::')[0], ...targetOutcome(v, id) }));
   const failToPass = targets(s.task.fail_to_pass);
   const passToPass = targets(s.task.pass_to_pass);
-  const reported = new Set(v.suites.filter((x) => x.status === 'reported').map((x) => x.name));
-  const missing = [...s.task.fail_to_pass, ...s.task.pass_to_pass].filter(
-    (id) =>
-      !v.outcomes.has(id) &&
-      reported.has(id.split('::')[0]) &&
-      !v.suites.some((x) => id.startsWith(`${x.name}::`) && x.fileErrors.length > 0),
-  );
+  const { missing } = unreported(s.task, v);
   const outcome = s.services.score({
     mode: s.spec.mode,
     requiredFiles: s.task.required_files,
