@@ -93,7 +93,7 @@ describe('a provider that refuses service is an infra error, never a score', () 
     expect(byModel['key-refused'].error).toMatch(
       /^provider: the provider refused the key \(HTTP 401\)/,
     );
-    expect(byModel['retired'].error).toMatch(/HTTP 404/);
+    expect(byModel.retired.error).toMatch(/HTTP 404/);
     expect(byModel['limited-after-edit'].files_changed).toEqual([]);
   });
 
