@@ -176,6 +176,11 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
           io.stderr.write(`nanobench: ${failed}\n`);
           setExit(1);
         }
+        const refused = result.trials.filter((t) => t.error_stage === 'provider').length;
+        if (refused && !result.interrupted)
+          io.stderr.write(
+            `nanobench: ${refused} trial(s) ended on the provider (stored as provider errors, not scored); once it serves again: nanobench run --resume ${result.run.id} --retry-errors --db ${o.db}\n`,
+          );
         if (result.interrupted) {
           io.stderr.write(
             `nanobench: interrupted; finish with: nanobench run --resume ${result.run.id} --db ${o.db}\n`,

@@ -105,6 +105,12 @@ describe('a provider that refuses service is an infra error, never a score', () 
     // The three most common causes, two trials each (in the order the trials ended).
     for (const c of ['provider/auth ×2', 'provider/billing ×2', 'provider/rate_limited ×2'])
       expect(table.stderr).toContain(c);
+    // And how to run them again once the provider serves.
+    expect(table.stderr).toMatch(
+      new RegExp(
+        `8 trial\\(s\\) ended on the provider .*: nanobench run --resume ${table.runId} --retry-errors --db `,
+      ),
+    );
   });
 
   it('the reports count them beside the rates, by cause', async () => {
