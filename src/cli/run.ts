@@ -140,6 +140,8 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
           if (cmd.getOptionValueSource('provision') === 'cli')
             config = { ...config, provision: parseProvision(o.provision) };
         }
+        // A wrong or silent queue is one line at once, before tasks are resolved (clones).
+        if (config.queue) await (await import('../queue/probe.js')).probeRedis(config.queue);
         const progress = progressPrinter(io);
         const result = await runSession(
           config,

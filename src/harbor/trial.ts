@@ -63,8 +63,8 @@ const TEST_COMMAND =
 export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<TrialRecord> {
   const started = new Date();
   const task = spec.task.task;
-  const ws = env.paths.workspace(env.runId, spec.key);
-  const scratch = env.paths.scratch(env.runId, spec.key);
+  const dirs = env.paths.claimTrialDirs(env.runId, spec.key);
+  const { workspace: ws, scratch } = dirs;
   const artifactsDir = env.paths.artifacts(env.runId, spec.key);
   const rec = emptyRecord(env.runId, spec, started.toISOString(), artifactsDir);
   const sandbox = env.sandbox;
@@ -178,6 +178,7 @@ export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<T
     if (!env.keepWorkspaces) rmSync(ws, { recursive: true, force: true });
     rmSync(scratch, { recursive: true, force: true });
     rmSync(`${scratch}-verifier`, { recursive: true, force: true });
+    dirs.release();
   }
   rec.finished_at = new Date().toISOString();
   rec.duration_ms = Date.now() - started.getTime();

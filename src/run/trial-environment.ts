@@ -86,7 +86,7 @@ export function containerInstaller(
 ): InstallEnvironment {
   return {
     key: env.id,
-    run: async (cwd, command, timeoutMs) => {
+    run: async (cwd, command, timeoutMs, signal) => {
       const home = join(cwd, '..', `install-home-${randomUUID().slice(0, 8)}`);
       mkdirSync(home, { recursive: true });
       try {
@@ -103,7 +103,7 @@ export function containerInstaller(
           },
           (session) => {
             const w = session.wrap('/bin/sh', ['-c', command]);
-            return run(w.command, w.args, { cwd, timeoutMs });
+            return run(w.command, w.args, { cwd, timeoutMs, signal });
           },
         );
         return r.value;

@@ -136,6 +136,8 @@ export async function provisionPhase(s: TrialScope): Promise<ProvisionResult> {
     {
       mode: s.env.provision,
       owner: s.sandbox.user,
+      signal: s.env.signal,
+      runId: s.env.runId,
       environment:
         s.environment &&
         containerInstaller(s.sandbox, s.environment, {

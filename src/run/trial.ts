@@ -211,12 +211,13 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
   }
   const spec = given as TrialSpec & { task: LoadedTask<ResolvedTask> };
   const startedAt = new Date();
+  const dirs = env.paths.claimTrialDirs(env.runId, spec.key);
   const scope: TrialScope = {
     spec,
     env,
     task: spec.task.task,
-    ws: env.paths.workspace(env.runId, spec.key),
-    scratch: env.paths.scratch(env.runId, spec.key),
+    ws: dirs.workspace,
+    scratch: dirs.scratch,
     artifactsDir: env.paths.artifacts(env.runId, spec.key),
     sandbox: env.sandbox ?? noneDriver(),
     services: { ...DEFAULT_SERVICES, ...env.services },
@@ -296,6 +297,7 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
       rec.details.teardown_error = (e as Error).message;
     }
     rmSync(scope.scratch, { recursive: true, force: true });
+    dirs.release();
     const ms = (rec.details.phase_ms ?? {}) as Record<string, number>;
     rec.details.phase_ms = { ...ms, teardown: Date.now() - started };
   }

@@ -159,5 +159,23 @@ describe('ci comment against a stand-in GitHub', () => {
     );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('nanobench: --view-url must be an http(s) URL, got "ci-box"\n');
+    // --rule as in nanobench compare: one shared task cannot be paired, so either rule reads the
+    // intervals (5/5 -> 0/5 separates) and the comment says which rule it was asked for.
+    for (const rule of ['paired', 'overlap']) {
+      const r = await cli(
+        ['ci', 'comment', '--run', pr, '--compare', base, '--db', db, '--dry-run', '--rule', rule],
+        {},
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`Verdict: ❌ **regression** in 1 of 1 group, ${rule} rule`);
+    }
+    const wrong = await cli(
+      ['ci', 'comment', '--run', pr, '--compare', base, '--db', db, '--dry-run', '--rule', 'x'],
+      {},
+    );
+    expect([wrong.code, wrong.stderr]).toEqual([
+      2,
+      'nanobench: --rule must be paired or overlap, got "x"\n',
+    ]);
   });
 });

@@ -12,7 +12,10 @@ describe('nanobench demo', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/quick demo: 1 run per task/);
     expect(r.stderr).toMatch(/5 of 5 trials to run/);
-    expect(r.stdout).toMatch(/\| scripted\/competent \| hinted \| 5\/5 \(100%\) \|/);
+    // Five tasks, each once: the rate over tasks with its interval, the trials beside it.
+    expect(r.stdout).toMatch(
+      /\| scripted\/competent \| hinted \| 5 \| 100% \[57–100%\] \| ±22 pp \| 5\/5 \(100%\) \|/,
+    );
     const html = db.replace(/\.sqlite$/, '-report.html');
     const tail = r.stdout.trimEnd().split('\n').slice(-2);
     expect(tail).toEqual([
