@@ -171,5 +171,6 @@ export function describePreflight(r: PreflightResult, t: PreflightTarget): strin
   const who = `provider "${r.provider}", model "${r.model}"`;
   if (!r.refusal)
     return `${who}: no answer (${r.message}); trials that meet it are stored as provider errors, re-run them later with \`nanobench run --resume RUN --retry-errors\``;
-  return `${who}: HTTP ${r.status} (provider/${r.refusal}: ${REFUSAL_TEXT[r.refusal]}): ${r.message}; fix: ${FIX[r.refusal](t)}`;
+  const said = r.message.replace(/[.\s]+$/, '');
+  return `${who}: HTTP ${r.status} (provider/${r.refusal}: ${REFUSAL_TEXT[r.refusal]}): ${said}; fix: ${FIX[r.refusal](t)}`;
 }

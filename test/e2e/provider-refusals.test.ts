@@ -158,7 +158,7 @@ describe('the preflight', () => {
     expect(r.stdout).toBe('');
     const last = r.stderr.trim().split('\n').at(-1)!;
     expect(last).toMatch(
-      /^nanobench: preflight: provider "scripted", model "wrong-key": HTTP 401 \(provider\/auth: the provider refused the key\): Incorrect API key provided \(scripted\)\.; fix: scripted model "wrong-key" refuses every request: its script in .* says "refuse"; nothing was run$/,
+      /^nanobench: preflight: provider "scripted", model "wrong-key": HTTP 401 \(provider\/auth: the provider refused the key\): Incorrect API key provided \(scripted\); fix: scripted model "wrong-key" refuses every request: its script in .* says "refuse"; nothing was run$/,
     );
     expect(r.ms).toBeLessThan(15_000);
     const report = await nanobenchAwait(['report', '--db', join(root, 'preflight.sqlite')]);

@@ -154,7 +154,7 @@ describe('the preflight', () => {
     expect(key).toMatchObject({ status: 401, refusal: 'auth' });
     expect(stopsTheRun(key)).toBe(true);
     expect(describePreflight(key, target('no-key'))).toMatch(
-      /^provider "scripted", model "no-key": HTTP 401 \(provider\/auth: the provider refused the key\): Incorrect API key provided \(scripted\)\.; fix: set KEY$/,
+      /^provider "scripted", model "no-key": HTTP 401 \(provider\/auth: the provider refused the key\): Incorrect API key provided \(scripted\); fix: set KEY$/,
     );
     const model = await preflightOne(proxy, target('no-model', 'anthropic'));
     expect(model).toMatchObject({ status: 404, refusal: 'model_not_found' });
