@@ -46,7 +46,8 @@ export interface DemoChoice {
  * Quick: one run per task, four models that between them show every kind of outcome (pass,
  * hallucinated_api, zero_signal and insufficient_context_read, context_window_exceeded); without
  * `flaky` (with one run it is the competent run: its wrong fixes come on attempts 2 and 4) and
- * `wrong-files` (its outcome is wanderer's hinted one). Full: the tier policy (5 runs on tiers
+ * `wrong-files` (its labels are wanderer's; only wanderer's navigation runs are flagged
+ * context_explosion). Full: the tier policy (5 runs on tiers
  * 3-4) and every model. --model and --runs override either.
  */
 export function demoChoice(

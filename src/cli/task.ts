@@ -58,7 +58,7 @@ function checkText(
   }
   for (const g of graders ?? [])
     lines.push(
-      `  ${g.ok ? 'PASS' : 'FAIL'}  grader       ${g.grader}.py: ${g.why} (expected ${g.expected}, got ${g.got}${g.ok ? '' : `: ${g.reason}`})`,
+      `  ${g.ok ? 'PASS' : 'FAIL'}  grader       ${g.grader}.py: ${g.why} (expected ${g.expected}, got ${g.got ?? 'no grade'}${g.ok ? '' : `: ${g.reason}`})`,
     );
   const failed: string[] = checks.filter((c) => !c.ok).map((c) => c.check);
   if (graders?.some((g) => !g.ok)) failed.push('grader cases');

@@ -69,6 +69,37 @@ export const JudgeConfigSchema = z
   .strict();
 export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;
 
+const JUDGE_FIX =
+  'judge/judge.json: {"max_submissions": N (a positive integer), "min_interval_sec": S, "grader_timeout_sec": T}';
+
+/**
+ * What is wrong with a task's judge/judge.json, in one line naming the field, or undefined when
+ * it is right. `task check` and the task loader say the same: a broken judge is refused when the
+ * task is loaded, never met by every trial as a stack of validation errors.
+ */
+export function judgeConfigProblem(judgeDir: string): { problem: string; fix: string } | undefined {
+  const file = join(judgeDir, 'judge.json');
+  if (!existsSync(file))
+    return {
+      problem: 'judge/ has no judge.json',
+      fix: 'add judge/judge.json: {"max_submissions": N, "min_interval_sec": S}',
+    };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    return {
+      problem: `judge/judge.json is not JSON: ${(e as Error).message.split('\n')[0].slice(0, 200)}`,
+      fix: JUDGE_FIX,
+    };
+  }
+  const r = JudgeConfigSchema.safeParse(raw);
+  if (r.success) return undefined;
+  const i = r.error.issues[0];
+  const field = i.path.length ? `field "${i.path.join('.')}"` : 'the top level';
+  return { problem: `judge/judge.json: ${field}: ${i.message}`, fix: JUDGE_FIX };
+}
+
 export interface HarborTask {
   kind: 'harbor';
   task_id: string;
@@ -215,6 +246,12 @@ export function loadHarborTask(dir: string): HarborTask {
     );
   const solve = join(abs, HARBOR_FILES.solution);
   const judge = join(abs, HARBOR_FILES.judge);
+  const judgeProblem = existsSync(judge) ? judgeConfigProblem(judge) : undefined;
+  if (judgeProblem)
+    throw new UserError(
+      'INVALID_TASK',
+      `${abs}: ${judgeProblem.problem}; fix: ${judgeProblem.fix} (nanobench task check ${abs})`,
+    );
   return {
     kind: 'harbor',
     task_id: basename(abs),
@@ -224,7 +261,7 @@ export function loadHarborTask(dir: string): HarborTask {
     timeouts: { agent_sec: config.agent.timeout_sec, verifier_sec: config.verifier.timeout_sec },
     status: { state: 'active' },
     ...(existsSync(solve) && { solutionDir: join(abs, 'solution') }),
-    ...(existsSync(join(judge, 'judge.json')) && { judgeDir: judge }),
+    ...(existsSync(judge) && { judgeDir: judge }),
   };
 }
 

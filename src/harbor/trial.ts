@@ -129,6 +129,14 @@ export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<T
         timed_out: tests.timedOut,
         ms: tests.durationMs,
       };
+      // A grader that failed to grade a submission (or the final one): no reward means anything.
+      const failed = judge?.graderFailure();
+      if (failed)
+        throw new InfraError(
+          'grader',
+          `judge/${failed.grader}.py ${failed.failure === 'timed_out' ? 'timed out' : 'failed'} on submission ${failed.submission}: ${failed.reason}`,
+          failed.failure,
+        );
       return readReward(logs);
     });
     const outcome = await phase(rec, 'score', () =>

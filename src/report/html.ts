@@ -118,7 +118,7 @@ function readingSection(r: Report): string {
     (e) =>
       `<li>${esc(`${e.task_id} · ${modelName(e.provider, e.model, r.run.agent)} · ${e.mode} #${e.attempt}: ${e.text}`)}</li>`,
   );
-  return `<section id="reading"><h2>Context reading</h2><p>Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that read at least ${g.threshold} files and changed none of the required ones (whitepaper §9).</p>
+  return `<section id="reading"><h2>Context reading</h2><p>Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that changed none of the required files, whatever it read (whitepaper §9.1, rule 2); one that read at least ${g.threshold} files is also flagged context_explosion.</p>
 ${tableHtml('reading-table', ['model', 'mode', 'trials with tool calls', 'files read (mean / max)', 'required files read (mean share)', 'insufficient_context_read'], rows)}${examples.length ? `<ul>${examples.join('')}</ul>` : ''}</section>`;
 }
 

@@ -158,7 +158,7 @@ function readingSection(r: Report): string[] {
   const lines = [
     '## Context reading',
     '',
-    `Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that read at least ${g.threshold} files and changed none of the required ones (whitepaper §9); trials of agents that report no tool calls are left out of the means.`,
+    `Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that changed none of the required files, whatever it read (whitepaper §9.1, rule 2); one that read at least ${g.threshold} files is also flagged context_explosion. Trials of agents that report no tool calls are left out of the means.`,
     '',
     ...table(
       [

@@ -25,6 +25,7 @@ import { noneDriver } from '../workspace/sandbox/none.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import type { RunPaths } from './paths.js';
 import type { TrialSpec } from './plan.js';
+import { taskFault } from './task-control.js';
 import {
   type AgentOutcome,
   agentFailure,
@@ -60,6 +61,11 @@ export interface TrialEnv {
   provision?: ProvisionMode;
   /** Replacements for the phases' services (unit tests of the lifecycle). */
   services?: Partial<TrialServices>;
+  /**
+   * This trial is a task's golden control (src/run/task-control.ts): what it leaves unreported
+   * is the task's fault at once, never checked against another control.
+   */
+  control?: boolean;
 }
 
 function saveArtifacts(
@@ -258,6 +264,9 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
     const infra = await phase(rec, 'harden', () => hardenPhase(scope, prov, agent!.since, changed));
     verification = await phase(rec, 'verify', () => verifyPhase(scope, prov));
     const v = verification;
+    // A suite without a report or a target never named: the task's fault, or the agent's?
+    const fault = await phase(rec, 'verify', () => taskFault(rec, spec, env, v));
+    if (fault) throw fault;
     const read = agent.result.toolUse?.files_read;
     const graded = await phase(rec, 'score', () => scorePhase(scope, change!, v, exit, read));
     recordScore(rec, graded, v, agent.result.timedOut);

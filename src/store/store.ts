@@ -489,6 +489,28 @@ export class Store {
     return { ...rest, details: parseJson(row.details) as AuditRecord['details'] };
   }
 
+  /**
+   * Forget the run's trials stored as infra errors of these causes (a stage, or stage/code), so a
+   * resume runs them again; one transaction. Returns the causes of what was removed.
+   */
+  forgetErrorTrials(runId: string, causes: { stage: string; code?: string }[]): string[] {
+    const rows = this.db
+      .prepare(
+        "SELECT id, error_stage, error_code FROM trials WHERE run_id = ? AND status = 'error'",
+      )
+      .all(runId) as { id: number; error_stage: string | null; error_code: string | null }[];
+    const hit = rows.filter((r) =>
+      causes.some(
+        (c) => c.stage === r.error_stage && (c.code === undefined || c.code === r.error_code),
+      ),
+    );
+    const del = this.db.prepare('DELETE FROM trials WHERE id = ?');
+    this.db.transaction(() => {
+      for (const r of hit) del.run(r.id);
+    })();
+    return hit.map((r) => `${r.error_stage}/${r.error_code}`);
+  }
+
   trialKeys(runId: string): Set<string> {
     const rows = this.db.prepare('SELECT trial_key FROM trials WHERE run_id = ?').all(runId) as {
       trial_key: string;

@@ -179,7 +179,10 @@ describe('task mine', () => {
     };
     bad(['--repo', join(root, 'nope')], /no such path or URL/);
     bad(['--repo', repo.root, '--since', 'last week'], /--since must be a date like 2026-01-31/);
-    bad(['--repo', repo.root, '--limit', '0'], /--limit must be an integer from 1 to 100000, got "0"/);
+    bad(
+      ['--repo', repo.root, '--limit', '0'],
+      /--limit must be an integer from 1 to 100000, got "0"/,
+    );
     bad(['--repo', repo.root, '--name', 'tally'], /--name must be owner\/name/);
   });
 });
