@@ -1,5 +1,5 @@
 // `nanobench task mine`: candidate tasks from a repository's merged PRs (src/mine/).
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { REASON_TEXT } from '../mine/judge.js';
 import { githubName, type MineResult, type MineRow, mine } from '../mine/mine.js';
