@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { unknownRunMessage } from '../report/run-list.js';
 import type { Store, TrialRecord } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { LEVEL4_LABELS } from './policy.js';
@@ -95,7 +96,8 @@ export function exportAudit(
   runId: string,
   opts: { sample: number; seed: string },
 ): { doc: AuditExport; key: AuditKey } {
-  if (!store.getRun(runId)) throw new UserError('NO_RUN', `${dbPath}: no run "${runId}"`);
+  if (!store.getRun(runId))
+    throw new UserError('NO_RUN', unknownRunMessage(dbPath, runId, store.listRunIds()));
   const candidates = store
     .trials(runId)
     .filter(

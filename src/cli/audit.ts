@@ -30,7 +30,7 @@ export function registerAudit(program: Command, io: Io): void {
   audit
     .command('export')
     .description('write a blinded sample of Level-4 trials for a reviewer, and a private key file')
-    .requiredOption('--run <runId>', 'the run to sample from')
+    .requiredOption('--run <runId>', 'the run to sample from: a run id or latest')
     .requiredOption('--out <file>', 'the blinded items, for the reviewer')
     .option('--key <file>', 'the private key file (default: <out>.key.json)')
     .option('--sample <n>', 'at most this many items', '50')
@@ -41,7 +41,10 @@ export function registerAudit(program: Command, io: Io): void {
       const keyFile = o.key ?? `${o.out.replace(/\.json$/, '')}.key.json`;
       const store = Store.open(o.db, { reader: true });
       try {
-        const { doc, key } = exportAudit(store, o.db, o.run, { sample: n, seed: o.seed });
+        // "latest" as compare and report take it: the newest run of the database.
+        const runId = o.run === 'latest' ? store.latestRun()?.id : o.run;
+        if (!runId) throw new UserError('NO_RUN', `${o.db}: no runs stored yet`);
+        const { doc, key } = exportAudit(store, o.db, runId, { sample: n, seed: o.seed });
         writeUserFile(o.out, `${JSON.stringify(doc, null, 2)}\n`, 'blinded items');
         writeUserFile(keyFile, `${JSON.stringify(key, null, 2)}\n`, 'key file', 0o600);
         io.stderr.write(

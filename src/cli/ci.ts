@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { COMMENT_MARKER, type CommentSide, commentBody } from '../ci/comment.js';
 import { upsertComment } from '../ci/github.js';
+import { unknownRunMessage } from '../report/run-list.js';
 import { resolveTaskMeta } from '../report/task-meta.js';
 import { intOption } from '../run/config.js';
 import { Store } from '../store/store.js';
@@ -21,7 +22,9 @@ function loadSide(ref: string, defaultDb: string): CommentSide {
     if (!run)
       throw new UserError(
         'NO_RUN',
-        id === 'latest' ? `${db}: no runs stored yet` : `${db}: no run "${id}"`,
+        id === 'latest'
+          ? `${db}: no runs stored yet`
+          : unknownRunMessage(db, id, store.listRunIds()),
       );
     const meta = resolveTaskMeta(run.config);
     return {

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { comparedAudit, compareSide } from '../report/compare-input.js';
 import { compareMarkdown } from '../report/compare-markdown.js';
+import { unknownRunMessage } from '../report/run-list.js';
 import {
   compareRuns,
   datasetVersionDifference,
@@ -63,7 +64,9 @@ function loadSide(ref: string, defaultDb: string): RunSide & { audit?: AuditReco
     if (!run)
       throw new UserError(
         'NO_RUN',
-        id === 'latest' ? `${db}: no runs stored yet` : `${db}: no run "${id}"`,
+        id === 'latest'
+          ? `${db}: no runs stored yet`
+          : unknownRunMessage(db, id, store.listRunIds()),
       );
     return compareSide(store, run);
   } finally {

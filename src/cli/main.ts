@@ -19,6 +19,7 @@ import { registerMerge } from './merge.js';
 import type { Io } from './progress.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
+import { registerRuns } from './runs.js';
 import { registerSchemas } from './schemas.js';
 import { registerTask } from './task.js';
 import { registerValidate } from './validate.js';
@@ -45,6 +46,7 @@ export async function main(
     exitCode = c;
   });
   registerReport(program, io);
+  registerRuns(program, io);
   registerCompare(program, io, (c) => {
     exitCode = c;
   });

@@ -4,6 +4,7 @@ import { applyAudit, auditSentence, auditSummary } from '../audit/policy.js';
 import { defaultReportInputs } from '../report/inputs.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { buildReport } from '../report/model.js';
+import { unknownRunMessage } from '../report/run-list.js';
 import { runView } from '../report/trial-view.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
@@ -43,7 +44,9 @@ export function registerReport(program: Command, io: Io): void {
         if (!run)
           throw new UserError(
             'NO_RUN',
-            runId ? `${o.db}: no run "${runId}"` : `${o.db}: no runs stored yet`,
+            runId
+              ? unknownRunMessage(o.db, runId, store.listRunIds())
+              : `${o.db}: no runs stored yet`,
           );
         const audit = store.latestAudit();
         const summary = auditSummary(audit);

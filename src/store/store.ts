@@ -398,6 +398,13 @@ export class Store {
     return row ? this.getRun(row.id) : undefined;
   }
 
+  /** Every run id, oldest first (ids sort by creation time). */
+  listRunIds(): string[] {
+    return (
+      this.db.prepare('SELECT id FROM runs ORDER BY created_at, rowid').all() as { id: string }[]
+    ).map((r) => r.id);
+  }
+
   listRuns(): RunRecord[] {
     const rows = this.db.prepare('SELECT id FROM runs ORDER BY created_at, rowid').all() as {
       id: string;
