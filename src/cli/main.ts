@@ -15,6 +15,7 @@ import { registerContracts } from './contracts.js';
 import { registerDataset } from './dataset.js';
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
+import { registerLeaderboard } from './leaderboard.js';
 import { registerMerge } from './merge.js';
 import type { Io } from './progress.js';
 import { registerReport } from './report.js';
@@ -47,6 +48,7 @@ export async function main(
   });
   registerReport(program, io);
   registerRuns(program, io);
+  registerLeaderboard(program, io);
   registerCompare(program, io, (c) => {
     exitCode = c;
   });

@@ -102,6 +102,8 @@ export interface RunRow {
   models: string[];
   modes: string[];
   datasets: DatasetInfo[];
+  /** The isolation the agents got (bwrap, none-as-nobody, none, podman); null before recorded. */
+  sandbox: string | null;
   tally: RunTally;
   ci95: Interval;
 }
@@ -132,6 +134,7 @@ export function runRows(store: Store): RunRow[] {
         models: (c.models ?? []).map((m) => (m.provider === 'none' ? '—' : modelKey(m))),
         modes: c.modes ?? [],
         datasets: datasetsOf(run),
+        sandbox: readRunConfig(run).sandbox_used ?? null,
         tally,
         ci95: wilson(tally.passed, tally.scored),
       };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { type LeaderboardResult, leaderboardOf } from '../report/leaderboard-input.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
@@ -24,6 +25,7 @@ import {
 import { ComparePageView } from './pages/compare.js';
 import { ErrorPage } from './pages/error.js';
 import { page } from './pages/layout.js';
+import { LeaderboardPage } from './pages/leaderboard.js';
 import { RunPageView } from './pages/run.js';
 import { RunsPage } from './pages/runs.js';
 import { TrialPageView } from './pages/trial.js';
@@ -103,6 +105,20 @@ export function viewApp(store: Store, opts: ViewAppOptions = {}) {
   });
 
   app.get('/', (c) => html(c, <RunsPage rows={runRows(store)} db={store.path} />));
+
+  app.get('/leaderboard', (c) => {
+    let r: LeaderboardResult;
+    try {
+      r = leaderboardOf([{ db: store.path, store }], {
+        dataset: c.req.query('dataset') || undefined,
+        mode: c.req.query('mode') || undefined,
+      });
+    } catch (e) {
+      if (!(e instanceof UserError)) throw e;
+      return html(c, <ErrorPage status={400} message={e.message} />, 400);
+    }
+    return html(c, <LeaderboardPage b={r.board} datasets={r.datasets} notes={r.notes} />);
+  });
 
   app.get('/runs/:run', (c) => {
     const p = runPage(store, cache, c.req.param('run'), parseFilters(c.req.query()));

@@ -21,7 +21,7 @@ table{border-collapse:collapse;width:100%;margin:6px 0 10px;font-size:13px}
 th,td{border-bottom:1px solid var(--line);padding:4px 6px;text-align:left;vertical-align:top}
 th{background:var(--bg);font-weight:600}
 td.nowrap{white-space:nowrap}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th.num,td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.selected td{background:#ddf4ff}
 .pass{color:var(--pass)}.fail{color:var(--fail)}.warn{color:var(--warn)}
 tr.cell-pass td.res{color:var(--pass)}tr.cell-fail td.res{color:var(--fail)}

@@ -199,11 +199,12 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
         <table id="models-table">
           <thead>
             <tr>
-              {MODEL_HEADER.map((h) => (
-                <th>{h}</th>
+              {/* model and mode are words; the rest are numbers, aligned with their cells */}
+              {MODEL_HEADER.map((h, i) => (
+                <th class={i >= 2 ? 'num' : undefined}>{h}</th>
               ))}
-              {usage ? <th>tokens in / out per trial</th> : ''}
-              {usage ? <th>cost</th> : ''}
+              {usage ? <th class="num">tokens in / out per trial</th> : ''}
+              {usage ? <th class="num">cost</th> : ''}
             </tr>
           </thead>
           <tbody>
@@ -321,9 +322,9 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
               <th>task</th>
               <th>mode</th>
               <th>pass@1</th>
-              <th>mean score</th>
-              <th>passed</th>
-              <th>95% CI</th>
+              <th class="num">mean score</th>
+              <th class="num">passed</th>
+              <th class="num">95% CI</th>
               <th>failure modes</th>
               <th>trials</th>
             </tr>

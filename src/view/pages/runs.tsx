@@ -42,6 +42,7 @@ const RunLine: FC<{ r: RunRow }> = ({ r }) => {
           </div>
         ))}
       </td>
+      <td>{r.sandbox ?? '—'}</td>
       <td>
         <span class={`badge ${running ? 'live' : r.run.status === 'finished' ? '' : 'warn'}`}>
           {r.run.status}
@@ -62,7 +63,11 @@ export const RunsPage: FC<{ rows: RunRow[]; db: string }> = ({ rows, db }) => (
     <h1>Runs</h1>
     <p class="meta">
       {rows.length} run{rows.length === 1 ? '' : 's'} in <code>{db}</code>, newest first. Pass rate:
-      k/n over scored trials with a 95% Wilson interval; infra errors beside it, never inside.
+      k/n over scored trials with a 95% Wilson interval; infra errors beside it, never inside.{' '}
+      <a href="/leaderboard" id="leaderboard-link">
+        Leaderboard
+      </a>
+      : which model does best, ranked only as far as the data separate them.
     </p>
     <section>
       <form action="/compare" method="get" id="compare-form">
@@ -78,11 +83,12 @@ export const RunsPage: FC<{ rows: RunRow[]; db: string }> = ({ rows, db }) => (
               <th>models</th>
               <th>modes</th>
               <th>dataset</th>
+              <th>sandbox</th>
               <th>status</th>
-              <th>trials</th>
-              <th>passed</th>
-              <th>95% CI</th>
-              <th>infra errors</th>
+              <th class="num">trials</th>
+              <th class="num">passed</th>
+              <th class="num">95% CI</th>
+              <th class="num">infra errors</th>
             </tr>
           </thead>
           <tbody>

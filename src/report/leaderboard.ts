@@ -1,0 +1,277 @@
+// The leaderboard: over the stored runs of one dataset version and one mode, one row per
+// (agent, provider, model, Nanocoder version), ranked by pass@1 counted per task (each task once:
+// the statistics API's task-weighted rate). A rank is only claimed where the data separate it:
+// each pair of adjacent rows is compared task by task over the tasks both were measured on (the
+// paired sign-flip test, Holm-corrected over the adjacent pairs); with fewer than
+// MIN_PAIRED_TASKS shared tasks no paired result can reach p < 0.05, and the whitepaper's
+// interval overlap over those shared tasks decides, as compare does. Rows not separated from the
+// row above share its rank: tied, never a false order.
+import { getOrInit, joinKey, type Rate, rateOf } from '../stats/aggregate.js';
+import { familyVerdicts } from '../stats/holm.js';
+import { MIN_PAIRED_TASKS, pairedDifference, pairTasks } from '../stats/paired.js';
+import {
+  type TaskResult,
+  type TaskWeightedRate,
+  taskResults,
+  taskWeightedRate,
+} from '../stats/tasks.js';
+import { overlaps, wilson } from '../stats/wilson.js';
+import type { ReportTrial } from './model.js';
+import { usageTotals } from './model.js';
+
+/** Family-wise level of the adjacent-pair tests. */
+export const LEADERBOARD_ALPHA = 0.05;
+
+/** One stored run's trials in the chosen mode (the audit policy already applied). */
+export interface LeaderboardEntry {
+  db: string;
+  run_id: string;
+  agent: string;
+  nanocoder_version: string | null;
+  trials: ReportTrial[];
+}
+
+/** Adjacent rows compared: this row against the one above it. */
+export interface Separation {
+  /** Tasks both rows were measured on. */
+  shared_tasks: number;
+  /** paired: the sign-flip test over shared tasks; overlap: too few for it, Wilson overlap decides. */
+  rule: 'paired' | 'overlap';
+  /** Mean over shared tasks of (this row - the row above) pass rate; null without shared tasks. */
+  difference: number | null;
+  p_value: number | null;
+  p_holm: number | null;
+  /** The row above is better beyond noise: this row's rank is below it. */
+  separated: boolean;
+}
+
+export interface LeaderboardRow {
+  rank: number;
+  /** Shares its rank with the row above (not separated from it). */
+  tied: boolean;
+  agent: string;
+  provider: string;
+  model: string;
+  nanocoder_version: string | null;
+  /** The runs the row's trials come from. */
+  runs: { db: string; run_id: string }[];
+  /** pass@1 (and the mean score) per task, each task once, with the intervals over tasks. */
+  tasks: TaskWeightedRate;
+  /** The trials pooled: k/N scored, and the infra errors beside them. */
+  trials: Rate;
+  errors_by_cause: { cause: string; count: number }[];
+  usage: {
+    /** Trials the proxy counted (LLM agents only). */
+    counted_trials: number;
+    tokens_per_trial: number | null;
+    cost_per_trial_usd: number | null;
+    /** All the row's tokens (and cost) divided by its passing trials: what one solve takes. */
+    tokens_per_solved: number | null;
+    cost_per_solved_usd: number | null;
+    cost_usd: number | null;
+  };
+  /** The most frequent labels of scored trials that did not pass (at most three). */
+  failure_labels: { label: string; count: number }[];
+  coverage: { tasks: number; dataset_tasks: number | null; whole: boolean | null };
+  /** Against the row above; null for the first row. */
+  versus_above: Separation | null;
+}
+
+export interface Leaderboard {
+  dataset: string;
+  mode: string;
+  /** Tasks in the dataset version, and where that number comes from. */
+  dataset_tasks: number | null;
+  dataset_tasks_source: 'manifest' | 'planned' | null;
+  runs: { db: string; run_id: string }[];
+  rows: LeaderboardRow[];
+  alpha: number;
+}
+
+const rowKey = (e: LeaderboardEntry, t: ReportTrial) =>
+  joinKey(e.agent, t.provider, t.model, e.nanocoder_version ?? '');
+
+interface Group {
+  agent: string;
+  provider: string;
+  model: string;
+  nanocoder_version: string | null;
+  runs: Map<string, { db: string; run_id: string }>;
+  trials: ReportTrial[];
+}
+
+function groupsOf(entries: readonly LeaderboardEntry[]): Group[] {
+  const by = new Map<string, Group>();
+  for (const e of entries)
+    for (const t of e.trials) {
+      const g = getOrInit(by, rowKey(e, t), () => ({
+        agent: e.agent,
+        provider: t.provider,
+        model: t.model,
+        nanocoder_version: e.nanocoder_version,
+        runs: new Map(),
+        trials: [],
+      }));
+      g.runs.set(joinKey(e.db, e.run_id), { db: e.db, run_id: e.run_id });
+      g.trials.push(t);
+    }
+  return [...by.values()];
+}
+
+const per = (x: number, n: number) => (n > 0 ? x / n : null);
+
+function usageOf(trials: ReportTrial[], passed: number): LeaderboardRow['usage'] {
+  const u = usageTotals(trials);
+  const tokens = u.input_tokens + u.output_tokens;
+  return {
+    counted_trials: u.trials,
+    tokens_per_trial: per(tokens, u.trials),
+    cost_per_trial_usd: u.cost_usd === null ? null : per(u.cost_usd, u.trials),
+    tokens_per_solved: u.trials ? per(tokens, passed) : null,
+    cost_per_solved_usd: u.cost_usd === null ? null : per(u.cost_usd, passed),
+    cost_usd: u.cost_usd,
+  };
+}
+
+function failureLabels(trials: ReportTrial[]): LeaderboardRow['failure_labels'] {
+  const counts = new Map<string, number>();
+  for (const t of trials)
+    if (t.status === 'scored' && t.label && t.label !== 'pass')
+      counts.set(t.label, (counts.get(t.label) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 3)
+    .map(([label, count]) => ({ label, count }));
+}
+
+function errorCauses(trials: ReportTrial[]): LeaderboardRow['errors_by_cause'] {
+  const counts = new Map<string, number>();
+  for (const t of trials)
+    if (t.status === 'error') {
+      const cause = t.error_stage ? `${t.error_stage}/${t.error_code ?? 'failed'}` : 'error';
+      counts.set(cause, (counts.get(cause) ?? 0) + 1);
+    }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([cause, count]) => ({ cause, count }));
+}
+
+/** Higher pass@1 first, then higher mean score, then by name (a stable order for equal rows). */
+function byStanding(a: LeaderboardRow, b: LeaderboardRow): number {
+  const p = (a.tasks.pass_rate ?? -1) - (b.tasks.pass_rate ?? -1);
+  if (Math.abs(p) > 1e-12) return -p;
+  const s = (a.tasks.mean_score ?? -1) - (b.tasks.mean_score ?? -1);
+  if (Math.abs(s) > 1e-12) return -s;
+  const ka = joinKey(a.provider, a.model, a.agent, a.nanocoder_version ?? '');
+  const kb = joinKey(b.provider, b.model, b.agent, b.nanocoder_version ?? '');
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** Pooled k/n over the given tasks only, for the overlap rule on shared tasks. */
+function pooledOn(results: readonly TaskResult[], tasks: Set<string>) {
+  const r = results.filter((x) => tasks.has(x.task_id));
+  return wilson(
+    r.reduce((s, x) => s + x.passed, 0),
+    r.reduce((s, x) => s + x.scored, 0),
+  );
+}
+
+/**
+ * Compare each row with the one above: the paired test where enough tasks are shared (Holm over
+ * those tests), else the overlap of the shared tasks' pooled Wilson intervals.
+ */
+export function separations(results: readonly TaskResult[][]): (Separation | null)[] {
+  const out: (Separation | null)[] = [null];
+  const tested: { i: number; p_value: number; direction: 'worse' | 'better' | 'none' }[] = [];
+  for (let i = 1; i < results.length; i++) {
+    const above = results[i - 1];
+    const below = results[i];
+    const d = pairedDifference(above, below, { alpha: LEADERBOARD_ALPHA });
+    const base = {
+      shared_tasks: d.tasks,
+      difference: d.pass_rate.estimate,
+      p_value: null,
+      p_holm: null,
+      separated: false,
+    };
+    if (d.tasks >= MIN_PAIRED_TASKS) {
+      out.push({ ...base, rule: 'paired', p_value: d.test.p_value });
+      tested.push({ i, p_value: d.test.p_value, direction: d.direction });
+      continue;
+    }
+    const shared = new Set(pairTasks(above, below).map((p) => p.task_id));
+    const a = pooledOn(above, shared);
+    const b = pooledOn(below, shared);
+    out.push({
+      ...base,
+      rule: 'overlap',
+      separated: shared.size > 0 && !overlaps(a, b) && b.high < a.low,
+    });
+  }
+  // The lower row must be worse beyond noise: a "better" finding (possible when coverage
+  // differs: ranked on all its tasks, compared on the shared ones) does not separate either.
+  const verdicts = familyVerdicts(tested, LEADERBOARD_ALPHA);
+  tested.forEach(({ i }, j) => {
+    const s = out[i]!;
+    s.p_holm = verdicts[j].p_holm;
+    s.separated = verdicts[j].verdict === 'regression';
+  });
+  return out;
+}
+
+export function buildLeaderboard(
+  entries: readonly LeaderboardEntry[],
+  opts: {
+    dataset: string;
+    mode: string;
+    datasetTasks: number | null;
+    datasetTasksSource: Leaderboard['dataset_tasks_source'];
+  },
+): Leaderboard {
+  const withResults = groupsOf(entries).map((g) => {
+    const results = taskResults(g.trials);
+    const trials = rateOf(g.trials);
+    const tasks = taskWeightedRate(results);
+    const row: LeaderboardRow = {
+      rank: 0,
+      tied: false,
+      agent: g.agent,
+      provider: g.provider,
+      model: g.model,
+      nanocoder_version: g.nanocoder_version,
+      runs: [...g.runs.values()],
+      tasks,
+      trials,
+      errors_by_cause: errorCauses(g.trials),
+      usage: usageOf(g.trials, trials.passed),
+      failure_labels: failureLabels(g.trials),
+      coverage: {
+        tasks: tasks.tasks,
+        dataset_tasks: opts.datasetTasks,
+        whole: opts.datasetTasks === null ? null : tasks.tasks >= opts.datasetTasks,
+      },
+      versus_above: null,
+    };
+    return { row, results };
+  });
+  withResults.sort((a, b) => byStanding(a.row, b.row));
+  const seps = separations(withResults.map((x) => x.results));
+  const rows = withResults.map((x, i) => ({ ...x.row, versus_above: seps[i] }));
+  rows.forEach((r, i) => {
+    const sep = r.versus_above;
+    r.tied = sep !== null && !sep.separated;
+    r.rank = i === 0 ? 1 : r.tied ? rows[i - 1].rank : i + 1;
+  });
+  const runs = new Map(
+    entries.map((e) => [joinKey(e.db, e.run_id), { db: e.db, run_id: e.run_id }]),
+  );
+  return {
+    dataset: opts.dataset,
+    mode: opts.mode,
+    dataset_tasks: opts.datasetTasks,
+    dataset_tasks_source: opts.datasetTasksSource,
+    runs: [...runs.values()],
+    rows,
+    alpha: LEADERBOARD_ALPHA,
+  };
+}
