@@ -156,12 +156,16 @@ function errorCauses(trials: ReportTrial[]): LeaderboardRow['errors_by_cause'] {
     .map(([cause, count]) => ({ cause, count }));
 }
 
-/** Higher pass@1 first, then higher mean score, then by name (a stable order for equal rows). */
+/**
+ * Higher pass@1 first, then higher mean score, then more tasks measured (more evidence), then by
+ * name (a stable order for equal rows).
+ */
 function byStanding(a: LeaderboardRow, b: LeaderboardRow): number {
   const p = (a.tasks.pass_rate ?? -1) - (b.tasks.pass_rate ?? -1);
   if (Math.abs(p) > 1e-12) return -p;
   const s = (a.tasks.mean_score ?? -1) - (b.tasks.mean_score ?? -1);
   if (Math.abs(s) > 1e-12) return -s;
+  if (a.tasks.tasks !== b.tasks.tasks) return b.tasks.tasks - a.tasks.tasks;
   const ka = joinKey(a.provider, a.model, a.agent, a.nanocoder_version ?? '');
   const kb = joinKey(b.provider, b.model, b.agent, b.nanocoder_version ?? '');
   return ka < kb ? -1 : ka > kb ? 1 : 0;

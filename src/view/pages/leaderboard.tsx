@@ -37,7 +37,7 @@ const NUMERIC = [
 const Row: FC<{ r: LeaderboardRow; link: Linker }> = ({ r, link }) => (
   <tr data-row={rowName(r)} class={r.tied ? 'tied' : ''}>
     <td class="num">{rankText(r)}</td>
-    <td>
+    <td class="nowrap">
       <code>{rowName(r)}</code>
     </td>
     <td>{r.nanocoder_version ?? '—'}</td>
@@ -51,7 +51,7 @@ const Row: FC<{ r: LeaderboardRow; link: Linker }> = ({ r, link }) => (
     <td class="num">{usdText(r.usage.cost_per_solved_usd)}</td>
     <td>{labelsText(r)}</td>
     <td class="num">{coverageText(r)}</td>
-    <td>
+    <td class="nowrap">
       {r.runs.map((x) =>
         link ? (
           <div>
