@@ -73,6 +73,15 @@ const ProviderSchema = z
     accepts_temperature: z.boolean().default(true),
     supports_stream_usage: z.boolean().default(true),
     temperature: z.number().min(0).max(2).default(0),
+    concurrency: z
+      .number()
+      .int()
+      .positive()
+      .max(256)
+      .optional()
+      .describe(
+        "at most this many of the run's trials talk to this provider at once (a local model serves one request at a time); default: --concurrency",
+      ),
     connect_timeout_sec: z
       .number()
       .positive()
@@ -216,4 +225,22 @@ export function takeApiKey(decl: UpstreamDecl, file: string): string | undefined
       `provider "${decl.provider}": environment variable ${name} is not set (${file}, field "api_key_env")`,
     );
   return key;
+}
+
+/**
+ * Per-provider limits on trials at once, from the providers file (providers without one are
+ * bounded by --concurrency alone). No file: none.
+ */
+export function providerConcurrency(file: string | undefined): Map<string, number> {
+  if (!file) return new Map();
+  return new Map(
+    loadProvidersConfig(file).flatMap((p) =>
+      p.concurrency === undefined ? [] : [[p.name, p.concurrency] as [string, number]],
+    ),
+  );
+}
+
+/** The provider names a providers file declares (for provider:model names), [] without one. */
+export function declaredProviderNames(file: string | undefined): string[] {
+  return file && existsSync(file) ? loadProvidersConfig(file).map((p) => p.name) : [];
 }

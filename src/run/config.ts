@@ -5,7 +5,11 @@ import { availableParallelism, freemem } from 'node:os';
 import { resolve } from 'node:path';
 import type { Mode } from '../agent/types.js';
 import { INTEGRITY_MODES, type IntegrityMode } from '../integrity/flags.js';
-import { DEFAULT_PROVIDERS_FILE } from '../provider/providers-config.js';
+import {
+  DEFAULT_PROVIDERS_FILE,
+  declaredProviderNames,
+  SCRIPTED,
+} from '../provider/providers-config.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
 import { PROVISION_MODES, type ProvisionMode } from '../workspace/layers.js';
@@ -190,13 +194,13 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
   if (agent === 'command:')
     throw new UserError('BAD_AGENT', '--agent command: needs a shell command after the colon');
   let models: ModelRef[];
+  const proxy = proxyOptions(agent, o);
   if (LLM_AGENTS.includes(agent)) {
-    const provider = o.provider ?? RUN_DEFAULTS.provider;
     // A model named twice would plan the same trials twice (one of each pair silently dropped).
     const names = [...new Set((o.model ?? []).flatMap((m) => m.split(',')).filter(Boolean))];
     if (names.length === 0)
       throw new UserError('NO_MODEL', `--agent ${agent} needs --model NAME (one or more)`);
-    models = names.map((model) => ({ provider, model }));
+    models = parseModels(names, o.provider, declaredProviderNames(proxy.providersConfig));
   } else {
     if (o.model?.length)
       throw new UserError(
@@ -226,8 +230,35 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     provision: parseProvision(o.provision),
     ...(o.calibrating && { calibrating: true }),
     ...containerOptions(o),
-    ...proxyOptions(agent, o),
+    ...proxy,
   };
+}
+
+/**
+ * --model names: "provider:model" names its provider (scripted, or one the providers file
+ * declares), so one run can span providers; any other name is a model of --provider (default
+ * scripted), colons and all ("llama3:8b" of --provider ollama). Each pair once, in the order given.
+ */
+export function parseModels(
+  names: string[],
+  provider: string | undefined,
+  declared: string[],
+): ModelRef[] {
+  const known = new Set([SCRIPTED, ...declared]);
+  const seen = new Set<string>();
+  return names.flatMap((name) => {
+    const i = name.indexOf(':');
+    const qualified = i > 0 && known.has(name.slice(0, i));
+    const m = qualified
+      ? { provider: name.slice(0, i), model: name.slice(i + 1) }
+      : { provider: provider ?? RUN_DEFAULTS.provider, model: name };
+    if (!m.model)
+      throw new UserError('BAD_OPTION', `--model "${name}": no model after the provider`);
+    const key = `${m.provider}\0${m.model}`;
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return [m];
+  });
 }
 
 /** --image and --build-arg belong to the container sandboxes. */

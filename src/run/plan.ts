@@ -62,9 +62,11 @@ export function planTrials(
   for (const lt of tasks) {
     if (!states.includes(lt.task.status.state)) continue;
     const runs = runsOverride ?? runsForTask(lt.task);
-    for (const m of models)
-      for (const mode of modes)
-        for (let attempt = 1; attempt <= runs; attempt++) {
+    // Attempts outside models: the (provider, model) pairs take turns run by run, so drift of
+    // a provider during the run (load, a rate limit) falls on every pair alike.
+    for (let attempt = 1; attempt <= runs; attempt++)
+      for (const m of models)
+        for (const mode of modes) {
           const spec = {
             taskId: lt.task.task_id,
             agent,

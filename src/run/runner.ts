@@ -31,13 +31,40 @@ export interface TrialExecutor {
   close?(): Promise<void>;
 }
 
-export function localExecutor(env: Omit<TrialEnv, 'signal'>, concurrency: number): TrialExecutor {
+/**
+ * The next trial a free slot may start: the first pending one whose provider is under its limit
+ * (per-provider limits from the providers file; a local model serves one request at a time).
+ */
+export function takeNext(
+  pending: TrialSpec[],
+  running: Map<string, number>,
+  limits: ReadonlyMap<string, number>,
+): TrialSpec | undefined {
+  const i = pending.findIndex(
+    (s) => (running.get(s.provider) ?? 0) < (limits.get(s.provider) ?? Infinity),
+  );
+  return i < 0 ? undefined : pending.splice(i, 1)[0];
+}
+
+export function localExecutor(
+  env: Omit<TrialEnv, 'signal'>,
+  concurrency: number,
+  limits: ReadonlyMap<string, number> = new Map(),
+): TrialExecutor {
   return {
-    async execute(pending, { signal, onStart, onResult, onFatal }) {
-      let next = 0;
+    async execute(all, { signal, onStart, onResult, onFatal }) {
+      const pending = [...all];
+      const running = new Map<string, number>();
+      // Slots waiting for a provider's limit to free up: woken when any trial ends.
+      let wake: (() => void)[] = [];
       const worker = async () => {
-        while (!signal.aborted && next < pending.length) {
-          const spec = pending[next++];
+        while (!signal.aborted && pending.length) {
+          const spec = takeNext(pending, running, limits);
+          if (!spec) {
+            await new Promise<void>((r) => wake.push(r));
+            continue;
+          }
+          running.set(spec.provider, (running.get(spec.provider) ?? 0) + 1);
           onStart?.(spec);
           let rec: TrialRecord;
           try {
@@ -45,6 +72,11 @@ export function localExecutor(env: Omit<TrialEnv, 'signal'>, concurrency: number
           } catch (e) {
             if (!(e instanceof DiskFullError) || !onFatal) throw e;
             return onFatal(e);
+          } finally {
+            running.set(spec.provider, (running.get(spec.provider) ?? 1) - 1);
+            const woken = wake;
+            wake = [];
+            for (const w of woken) w();
           }
           if (signal.aborted) return; // unfinished: --resume will run it
           // Its suites may have failed for want of space: not a result to keep.
@@ -64,6 +96,8 @@ export interface ExecuteOptions {
   plan: TrialSpec[];
   env: Omit<TrialEnv, 'signal'>;
   concurrency: number;
+  /** At most this many trials of a provider at once (the providers file's `concurrency`). */
+  providerLimits?: ReadonlyMap<string, number>;
   /** Default: the local pool with `concurrency` slots. */
   executor?: TrialExecutor;
   onProgress?: (e: ProgressEvent) => void;
@@ -106,7 +140,7 @@ function stoppedByFullDisk(
 
 export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> {
   const { store, env } = opts;
-  const executor = opts.executor ?? localExecutor(env, opts.concurrency);
+  const executor = opts.executor ?? localExecutor(env, opts.concurrency, opts.providerLimits);
   const stored = store.trialKeys(env.runId);
   const pending = opts.plan.filter((t) => !stored.has(t.key));
   const total = opts.plan.length;

@@ -5,6 +5,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
+import { providerConcurrency } from '../provider/providers-config.js';
 import { SCORING_RULES_VERSION } from '../score/rules.js';
 import { newRunId } from '../store/run-id.js';
 import type { RunRecord, Store, TrialRecord } from '../store/store.js';
@@ -332,6 +333,7 @@ export async function runSession(
       store,
       plan,
       concurrency: config.concurrency,
+      providerLimits: providerConcurrency(config.providersConfig),
       executor,
       env: {
         runId: run.id,
