@@ -21,6 +21,9 @@ import { PACKAGE_ROOT } from '../util/package-root.js';
 import { type Io, progressPrinter } from './progress.js';
 import { infraOnly } from './run.js';
 
+/** A path as one shell word: as is when it needs no quoting. */
+const shellWord = (s: string) => (/^[\w./@:+-]+$/.test(s) ? s : JSON.stringify(s));
+
 /** Fixed order: the reader meets the good model first. */
 export const DEMO_MODELS = [
   'competent',
@@ -193,7 +196,7 @@ the machine lacks something), 2 bad input or no usable sandbox, 130 interrupted.
           );
         else
           io.stdout.write(
-            `${renderMarkdown(report)}\nHTML report (charts, every table): ${html}\nOpen it: ${opener(html)}\n`,
+            `${renderMarkdown(report)}\nHTML report (charts, every table): ${html}\nOpen it: ${opener(html)}\nEvery trial (transcript, diff, tests, label): nanobench view --db ${shellWord(o.db)}\n`,
           );
         const failed = demoFaults(result.trials);
         if (failed) {

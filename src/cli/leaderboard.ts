@@ -10,10 +10,11 @@ import { DEFAULT_DB } from './run.js';
 
 const HELP = `
 One row per (provider, model, Nanocoder version) over every stored run of the dataset version
-(trials of one row from several runs are pooled per task). Ranked by pass@1 counted per task
-(each task once), with its 95% interval over tasks; a row that the paired test over the tasks it
-shares with the row above cannot separate from it (Holm-corrected over the adjacent pairs; fewer
-than 6 shared tasks: the overlap of their 95% intervals decides) shares its rank, shown "=2".
+(trials of one row from several runs are pooled per task). Ordered by pass@1 counted per task
+(each task once), with its 95% interval over tasks. Each row is compared with every row above it
+on the tasks both ran: the paired sign-flip test, Holm-corrected over the pairs (fewer than 6
+shared tasks: the overlap of their 95% intervals decides). A row's rank is one more than the rows
+above it that are better beyond noise, so rows the data cannot separate share a rank ("=2").
 Infra errors are beside the rates; tokens and cost per trial and per solved task (all the row's
 usage divided by its passing trials); the most frequent failure labels; tasks measured of the
 dataset's tasks.

@@ -14,6 +14,7 @@ import { registerCompare } from './compare.js';
 import { registerContracts } from './contracts.js';
 import { registerDataset } from './dataset.js';
 import { registerDemo } from './demo.js';
+import { addExamples } from './examples.js';
 import { registerExport } from './export.js';
 import { registerLeaderboard } from './leaderboard.js';
 import { registerMerge } from './merge.js';
@@ -74,6 +75,7 @@ export async function main(
   registerMerge(program, io);
   registerCi(program, io);
   registerView(program, io);
+  addExamples(program);
   oneLineErrors(program, 'nanobench');
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -56,6 +56,11 @@ export function separationText(s: Separation): string {
     : `paired test over ${shared}: not distinguishable from noise (${p})`;
 }
 
+/** "; worse beyond noise than: a, b" when rows further up set the rank too. */
+export function belowText(r: LeaderboardRow): string {
+  return r.below.length ? `; worse beyond noise than: ${r.below.join(', ')}` : '';
+}
+
 export function leaderboardMarkdown(b: Leaderboard): string {
   const out: string[] = [];
   const size =
@@ -64,7 +69,7 @@ export function leaderboardMarkdown(b: Leaderboard): string {
       : ` (${plural(b.dataset_tasks, 'task')}${b.dataset_tasks_source === 'planned' ? ' planned by its runs' : ''})`;
   out.push(`## Leaderboard: ${b.dataset}${size}, ${b.mode} mode`, '');
   out.push(
-    `${plural(b.runs.length, 'run')}. Ranked by pass@1 counted per task (each task once, its mean over runs), 95% interval over tasks; rows the data cannot separate share a rank (=): each row is compared with the one above task by task on the tasks both ran (paired sign-flip test, Holm-corrected, family-wise α ${b.alpha}). Infra errors are beside the rates, never inside. Cost and tokens per solved task: all the row's usage divided by its passing trials.`,
+    `${plural(b.runs.length, 'run')}. Ranked by pass@1 counted per task (each task once, its mean over runs), 95% interval over tasks; a row's rank is one more than the rows above it that are better beyond noise, so rows the data cannot separate share a rank (=): each row is compared with every row above it, task by task on the tasks both ran (paired sign-flip test, Holm-corrected over the pairs, family-wise α ${b.alpha}; under ${MIN_PAIRED_TASKS} shared tasks the overlap of their 95% intervals decides). Infra errors are beside the rates, never inside. Cost and tokens per solved task: all the row's usage divided by its passing trials.`,
     '',
   );
   if (!b.rows.length) {
@@ -83,7 +88,7 @@ export function leaderboardMarkdown(b: Leaderboard): string {
   for (let i = 1; i < b.rows.length; i++) {
     const r = b.rows[i];
     out.push(
-      `- ${rankText(r)} ${rowName(r)} vs ${rowName(b.rows[i - 1])}: ${separationText(r.versus_above!)}`,
+      `- ${rankText(r)} ${rowName(r)} vs ${rowName(b.rows[i - 1])}: ${separationText(r.versus_above!)}${belowText(r)}`,
     );
   }
   if (b.rows.length === 1) out.push('- (one row: nothing to compare)');

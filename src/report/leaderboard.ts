@@ -1,11 +1,14 @@
 // The leaderboard: over the stored runs of one dataset version and one mode, one row per
-// (agent, provider, model, Nanocoder version), ranked by pass@1 counted per task (each task once:
+// (agent, provider, model, Nanocoder version), ordered by pass@1 counted per task (each task once:
 // the statistics API's task-weighted rate). A rank is only claimed where the data separate it:
-// each pair of adjacent rows is compared task by task over the tasks both were measured on (the
-// paired sign-flip test, Holm-corrected over the adjacent pairs); with fewer than
+// each row is compared with every row above it, task by task over the tasks both were measured
+// on (the paired sign-flip test, Holm-corrected over all those pairs); with fewer than
 // MIN_PAIRED_TASKS shared tasks no paired result can reach p < 0.05, and the whitepaper's
-// interval overlap over those shared tasks decides, as compare does. Rows not separated from the
-// row above share its rank: tied, never a false order.
+// interval overlap over the shared tasks decides, as compare does. A row's rank is one more than
+// the number of rows above it that are better beyond noise (never above the rank of the row
+// above it), so a row the data cannot separate from the one above shares its rank: tied, never a
+// false order. Comparing with every row above, not only the adjacent one, keeps a row measured
+// on few tasks from bridging two rows that the data do separate.
 import { getOrInit, joinKey, type Rate, rateOf } from '../stats/aggregate.js';
 import { familyVerdicts } from '../stats/holm.js';
 import { MIN_PAIRED_TASKS, pairedDifference, pairTasks } from '../stats/paired.js';
@@ -16,6 +19,7 @@ import {
   taskWeightedRate,
 } from '../stats/tasks.js';
 import { overlaps, wilson } from '../stats/wilson.js';
+import { modelName } from './format.js';
 import type { ReportTrial } from './model.js';
 import { usageTotals } from './model.js';
 
@@ -31,8 +35,10 @@ export interface LeaderboardEntry {
   trials: ReportTrial[];
 }
 
-/** Adjacent rows compared: this row against the one above it. */
+/** Two rows compared: a row against one ranked above it. */
 export interface Separation {
+  /** Index (0-based, in the leaderboard's order) of the row above. */
+  above: number;
   /** Tasks both rows were measured on. */
   shared_tasks: number;
   /** paired: the sign-flip test over shared tasks; overlap: too few for it, Wilson overlap decides. */
@@ -73,8 +79,10 @@ export interface LeaderboardRow {
   /** The most frequent labels of scored trials that did not pass (at most three). */
   failure_labels: { label: string; count: number }[];
   coverage: { tasks: number; dataset_tasks: number | null; whole: boolean | null };
-  /** Against the row above; null for the first row. */
+  /** Against the row directly above; null for the first row. */
   versus_above: Separation | null;
+  /** The rows above this one that are better beyond noise (named as in reports), setting its rank. */
+  below: string[];
 }
 
 export interface Leaderboard {
@@ -180,47 +188,57 @@ function pooledOn(results: readonly TaskResult[], tasks: Set<string>) {
   );
 }
 
+/** One pair: the paired test where enough tasks are shared, else the overlap rule on them. */
+function compareRows(above: readonly TaskResult[], below: readonly TaskResult[], i: number) {
+  const d = pairedDifference(above, below, { alpha: LEADERBOARD_ALPHA });
+  const base = {
+    above: i,
+    shared_tasks: d.tasks,
+    difference: d.pass_rate.estimate,
+    p_value: null,
+    p_holm: null,
+    separated: false,
+  };
+  if (d.tasks >= MIN_PAIRED_TASKS)
+    return { sep: { ...base, rule: 'paired' as const, p_value: d.test.p_value }, d };
+  const shared = new Set(pairTasks(above, below).map((p) => p.task_id));
+  const a = pooledOn(above, shared);
+  const b = pooledOn(below, shared);
+  const separated = shared.size > 0 && !overlaps(a, b) && b.high < a.low;
+  return { sep: { ...base, rule: 'overlap' as const, separated }, d: undefined };
+}
+
 /**
- * Compare each row with the one above: the paired test where enough tasks are shared (Holm over
- * those tests), else the overlap of the shared tasks' pooled Wilson intervals.
+ * Every row against every row above it (out[i]: row i against rows 0..i-1). The paired tests of
+ * all pairs form one Holm family. Only "the row below is worse beyond noise" separates: a
+ * "better" finding (possible when coverage differs: ordered on all its tasks, compared on the
+ * shared ones) does not.
  */
-export function separations(results: readonly TaskResult[][]): (Separation | null)[] {
-  const out: (Separation | null)[] = [null];
-  const tested: { i: number; p_value: number; direction: 'worse' | 'better' | 'none' }[] = [];
-  for (let i = 1; i < results.length; i++) {
-    const above = results[i - 1];
-    const below = results[i];
-    const d = pairedDifference(above, below, { alpha: LEADERBOARD_ALPHA });
-    const base = {
-      shared_tasks: d.tasks,
-      difference: d.pass_rate.estimate,
-      p_value: null,
-      p_holm: null,
-      separated: false,
-    };
-    if (d.tasks >= MIN_PAIRED_TASKS) {
-      out.push({ ...base, rule: 'paired', p_value: d.test.p_value });
-      tested.push({ i, p_value: d.test.p_value, direction: d.direction });
-      continue;
+export function separations(results: readonly TaskResult[][]): Separation[][] {
+  const out: Separation[][] = results.map(() => []);
+  const tested: { sep: Separation; p_value: number; direction: 'worse' | 'better' | 'none' }[] = [];
+  for (let i = 1; i < results.length; i++)
+    for (let j = 0; j < i; j++) {
+      const { sep, d } = compareRows(results[j], results[i], j);
+      out[i].push(sep);
+      if (d) tested.push({ sep, p_value: d.test.p_value, direction: d.direction });
     }
-    const shared = new Set(pairTasks(above, below).map((p) => p.task_id));
-    const a = pooledOn(above, shared);
-    const b = pooledOn(below, shared);
-    out.push({
-      ...base,
-      rule: 'overlap',
-      separated: shared.size > 0 && !overlaps(a, b) && b.high < a.low,
-    });
-  }
-  // The lower row must be worse beyond noise: a "better" finding (possible when coverage
-  // differs: ranked on all its tasks, compared on the shared ones) does not separate either.
   const verdicts = familyVerdicts(tested, LEADERBOARD_ALPHA);
-  tested.forEach(({ i }, j) => {
-    const s = out[i]!;
-    s.p_holm = verdicts[j].p_holm;
-    s.separated = verdicts[j].verdict === 'regression';
+  tested.forEach(({ sep }, k) => {
+    sep.p_holm = verdicts[k].p_holm;
+    sep.separated = verdicts[k].verdict === 'regression';
   });
   return out;
+}
+
+/** Ranks from the separations: 1 + rows above better beyond noise, never above the previous. */
+export function ranksOf(seps: readonly Separation[][]): number[] {
+  const ranks: number[] = [];
+  seps.forEach((above, i) => {
+    const own = 1 + above.filter((s) => s.separated).length;
+    ranks.push(i === 0 ? 1 : Math.max(ranks[i - 1], own));
+  });
+  return ranks;
 }
 
 export function buildLeaderboard(
@@ -255,17 +273,21 @@ export function buildLeaderboard(
         whole: opts.datasetTasks === null ? null : tasks.tasks >= opts.datasetTasks,
       },
       versus_above: null,
+      below: [],
     };
     return { row, results };
   });
   withResults.sort((a, b) => byStanding(a.row, b.row));
   const seps = separations(withResults.map((x) => x.results));
-  const rows = withResults.map((x, i) => ({ ...x.row, versus_above: seps[i] }));
-  rows.forEach((r, i) => {
-    const sep = r.versus_above;
-    r.tied = sep !== null && !sep.separated;
-    r.rank = i === 0 ? 1 : r.tied ? rows[i - 1].rank : i + 1;
-  });
+  const ranks = ranksOf(seps);
+  const name = (r: LeaderboardRow) => modelName(r.provider, r.model, r.agent);
+  const rows = withResults.map((x, i) => ({
+    ...x.row,
+    rank: ranks[i],
+    tied: i > 0 && ranks[i] === ranks[i - 1],
+    versus_above: seps[i].at(-1) ?? null,
+    below: seps[i].filter((s) => s.separated).map((s) => name(withResults[s.above].row)),
+  }));
   const runs = new Map(
     entries.map((e) => [joinKey(e.db, e.run_id), { db: e.db, run_id: e.run_id }]),
   );

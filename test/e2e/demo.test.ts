@@ -30,10 +30,11 @@ describe('nanobench demo', () => {
       /\| scripted\/competent \| hinted \| 5 \| 100% \[57–100%\] \| ±22 pp \| 5\/5 \(100%\) \|/,
     );
     const html = db.replace(/\.sqlite$/, '-report.html');
-    const tail = r.stdout.trimEnd().split('\n').slice(-2);
+    const tail = r.stdout.trimEnd().split('\n').slice(-3);
     expect(tail).toEqual([
       `HTML report (charts, every table): ${html}`,
       `Open it: xdg-open ${JSON.stringify(html)}`,
+      `Every trial (transcript, diff, tests, label): nanobench view --db ${db}`,
     ]);
     expect(existsSync(html)).toBe(true);
     const page = readFileSync(html, 'utf8');

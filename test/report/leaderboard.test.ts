@@ -1,9 +1,11 @@
-// The leaderboard's ranking: pass@1 per task, adjacent rows tied unless the paired test (Holm over
-// the adjacent pairs) or, with fewer than six shared tasks, the overlap rule separates them.
+// The leaderboard's ranking: pass@1 per task; a row's rank is one more than the rows above it that
+// are better beyond noise, by the paired test (Holm over the pairs) or, with fewer than six
+// shared tasks, the overlap rule; rows not separated from the one above share its rank.
 import { describe, expect, it } from 'vitest';
 import {
   buildLeaderboard,
   type LeaderboardEntry,
+  ranksOf,
   separations,
 } from '../../src/report/leaderboard.js';
 import { leaderboardMarkdown } from '../../src/report/leaderboard-markdown.js';
@@ -74,10 +76,13 @@ describe('buildLeaderboard', () => {
     ]);
     const [, ab, bc] = b.rows.map((r) => r.versus_above);
     expect(ab).toMatchObject({ rule: 'paired', shared_tasks: 12, separated: true });
-    // 9 tasks all one way: exact two-sided p = 2/2^9; Holm over the 2 adjacent pairs doubles it.
+    // 9 tasks all one way: exact two-sided p = 2/2^9. Holm over the three pairs (a-c has 10
+    // tasks one way, p = 2/2^10, first step x3; a-b second step x2): max(6, 8)/2^10.
     expect(ab?.p_value).toBeCloseTo(2 / 2 ** 9, 10);
-    expect(ab?.p_holm).toBeCloseTo(4 / 2 ** 9, 10);
+    expect(ab?.p_holm).toBeCloseTo(8 / 2 ** 10, 10);
     expect(bc).toMatchObject({ rule: 'paired', separated: false });
+    // c is worse than a beyond noise too: that is what sets its rank.
+    expect(b.rows[2].below).toEqual(['p/a']);
     expect(b.rows[0].coverage).toEqual({ tasks: 12, dataset_tasks: 12, whole: true });
     expect(b.rows[1].failure_labels).toEqual([{ label: 'incorrect_fix', count: 9 }]);
   });
@@ -88,7 +93,7 @@ describe('buildLeaderboard', () => {
       results([...Array(7).fill(true), false]),
       results([...Array(6).fill(true), false, false]),
     ]);
-    expect(s.map((x) => x?.separated ?? null)).toEqual([null, false, false]);
+    expect(s.map((above) => above.map((x) => x.separated))).toEqual([[], [false], [false, false]]);
     const b = buildLeaderboard(
       [
         entry([
@@ -113,19 +118,21 @@ describe('buildLeaderboard', () => {
       results([false, false, false, false, false]).map((r) => ({ ...r, task_id: `u${r.task_id}` })),
     ]);
     // 5/5 against 0/5: the Wilson intervals [57-100%] and [0-43%] do not overlap.
-    expect(s[1]).toMatchObject({
+    expect(s[1][0]).toMatchObject({
       rule: 'overlap',
       shared_tasks: 5,
       separated: true,
       p_value: null,
     });
-    expect(s[2]).toMatchObject({ rule: 'overlap', shared_tasks: 0, separated: false });
+    expect(s[2][1]).toMatchObject({ rule: 'overlap', shared_tasks: 0, separated: false });
+    // The third is worse than the first on nothing shared either: only "=2" after the second.
+    expect(ranksOf(s)).toEqual([1, 2, 2]);
     // 4 of 5 against 1 of 5 overlap: tied.
     expect(
       separations([
         results([true, true, true, true, false]),
         results([true, false, false, false, false]),
-      ])[1],
+      ])[1][0],
     ).toMatchObject({ rule: 'overlap', separated: false });
   });
 
@@ -134,7 +141,36 @@ describe('buildLeaderboard', () => {
     const above = results([...Array(8).fill(false), true, true, true, true]);
     const below = results(Array(8).fill(true).concat([false]));
     const s = separations([above.slice(0), below.slice(0, 8)]);
-    expect(s[1]).toMatchObject({ rule: 'paired', shared_tasks: 8, separated: false });
+    expect(s[1][0]).toMatchObject({ rule: 'paired', shared_tasks: 8, separated: false });
+  });
+
+  it('a row measured on few tasks does not bridge two rows the data separate', () => {
+    // "sparse" ran one task (and solved it); "weak" solved 2 of the 12 "strong" solved.
+    const b = buildLeaderboard(
+      [
+        entry([
+          ...model('strong', 12, () => true),
+          ...model('sparse', 1, () => true),
+          ...model('weak', 12, (i) => i < 2),
+        ]),
+      ],
+      OPTS,
+    );
+    expect(b.rows.map((r) => `${r.model}:${r.tied ? '=' : ''}${r.rank}`)).toEqual([
+      'strong:1',
+      'sparse:=1',
+      'weak:2',
+    ]);
+    // Against the row directly above (sparse) it is tied; against strong it is worse.
+    expect(b.rows[2].versus_above).toMatchObject({
+      rule: 'overlap',
+      shared_tasks: 1,
+      separated: false,
+    });
+    expect(b.rows[2].below).toEqual(['p/strong']);
+    expect(leaderboardMarkdown(b)).toContain(
+      '- 2 p/weak vs p/sparse: 1 shared task (too few for the paired test, which needs 6): their 95% intervals on them overlap; worse beyond noise than: p/strong',
+    );
   });
 
   it('keeps Nanocoder versions apart, pools runs of one row per task, and counts errors beside', () => {

@@ -4,6 +4,7 @@
 import type { FC } from 'hono/jsx';
 import type { Leaderboard, LeaderboardRow } from '../../report/leaderboard.js';
 import {
+  belowText,
   coverageText,
   errorsText,
   kOfNText,
@@ -70,10 +71,12 @@ export const LeaderboardTable: FC<{ b: Leaderboard; link: Linker }> = ({ b, link
     <p class="meta">
       {b.runs.length} run{b.runs.length === 1 ? '' : 's'}
       {b.dataset_tasks === null ? '' : `, ${b.dataset_tasks} tasks in the dataset version`}. Ranked
-      by pass@1 counted per task (each task once), 95% interval over tasks; rows the data cannot
-      separate share a rank (=): each row is compared with the one above on the tasks both ran
-      (paired sign-flip test, Holm-corrected, family-wise α {b.alpha}). Infra errors beside the
-      rates, never inside. Per solved task: all the row's usage divided by its passing trials.
+      by pass@1 counted per task (each task once), 95% interval over tasks; a row's rank is one more
+      than the rows above it that are better beyond noise, so rows the data cannot separate share a
+      rank (=): each row is compared with every row above it on the tasks both ran (paired sign-flip
+      test, Holm-corrected over the pairs, family-wise α {b.alpha}; under six shared tasks the
+      overlap of their 95% intervals decides). Infra errors beside the rates, never inside. Per
+      solved task: all the row's usage divided by its passing trials.
     </p>
     {b.rows.length ? (
       <table id="leaderboard">
@@ -107,6 +110,7 @@ export const LeaderboardTable: FC<{ b: Leaderboard; link: Linker }> = ({ b, link
             <li>
               {rankText(r)} <code>{rowName(r)}</code> vs <code>{rowName(b.rows[i])}</code>:{' '}
               {separationText(r.versus_above!)}
+              {belowText(r)}
             </li>
           ))}
         </ul>
