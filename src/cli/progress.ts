@@ -30,8 +30,18 @@ export function progressPrinter(io: Io, now: () => number = Date.now) {
   const tty = Boolean(io.stderr.isTTY);
   const inFlight = new Set<string>();
   let last = '';
-  const describe = (s: { task_id?: string; mode: string; attempt: number; model: string }) =>
-    `${s.task_id} ${s.model === 'none' ? '' : `${s.model} `}${s.mode} #${s.attempt}`;
+  // A declared provider is named with its model: one run may span providers.
+  const modelOf = (s: { provider?: string; model: string }) =>
+    s.provider && s.provider !== 'scripted' && s.provider !== 'none'
+      ? `${s.provider}/${s.model}`
+      : s.model;
+  const describe = (s: {
+    task_id?: string;
+    mode: string;
+    attempt: number;
+    provider?: string;
+    model: string;
+  }) => `${s.task_id} ${s.model === 'none' ? '' : `${modelOf(s)} `}${s.mode} #${s.attempt}`;
   const status = (done: number, total: number) => {
     if (!tty) return;
     last = `  running ${inFlight.size} · ${done}/${total} done`;

@@ -23,6 +23,9 @@ describe('progress', () => {
     t = 20_000;
     const e = { done: 7, total: 10, trial: trial({ task_id: 'x-1' }) } as ProgressEvent;
     p.progress(e);
-    expect(out.at(-1)).toBe('[7/10] x-1 m hinted #1: pass 1.00 · 0:20 elapsed, about 1:00 left\n');
+    // A declared provider is named with its model (a run may span providers).
+    expect(out.at(-1)).toBe(
+      '[7/10] x-1 p/m hinted #1: pass 1.00 · 0:20 elapsed, about 1:00 left\n',
+    );
   });
 });

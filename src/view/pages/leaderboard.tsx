@@ -56,10 +56,13 @@ const Row: FC<{ r: LeaderboardRow; link: Linker }> = ({ r, link }) => (
       {r.runs.map((x) =>
         link ? (
           <div>
-            <a href={link(r, x.run_id)}>{x.run_id}</a>
+            {/* the id's random suffix keeps the table on the screen; the full id is its title */}
+            <a href={link(r, x.run_id)} title={x.run_id}>
+              {x.run_id.split('-').pop()}
+            </a>
           </div>
         ) : (
-          <div>{x.run_id}</div>
+          <div title={x.run_id}>{x.run_id.split('-').pop()}</div>
         ),
       )}
     </td>
