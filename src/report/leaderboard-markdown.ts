@@ -56,9 +56,10 @@ export function separationText(s: Separation): string {
     : `paired test over ${shared}: not distinguishable from noise (${p})`;
 }
 
-/** "; worse beyond noise than: a, b" when rows further up set the rank too. */
-export function belowText(r: LeaderboardRow): string {
-  return r.below.length ? `; worse beyond noise than: ${r.below.join(', ')}` : '';
+/** "; worse beyond noise than: a, b" for rows further up than `above` that set the rank too. */
+export function belowText(r: LeaderboardRow, above: LeaderboardRow): string {
+  const further = r.below.filter((n) => n !== modelName(above.provider, above.model, above.agent));
+  return further.length ? `; worse beyond noise than: ${further.join(', ')}` : '';
 }
 
 export function leaderboardMarkdown(b: Leaderboard): string {
@@ -88,7 +89,7 @@ export function leaderboardMarkdown(b: Leaderboard): string {
   for (let i = 1; i < b.rows.length; i++) {
     const r = b.rows[i];
     out.push(
-      `- ${rankText(r)} ${rowName(r)} vs ${rowName(b.rows[i - 1])}: ${separationText(r.versus_above!)}${belowText(r)}`,
+      `- ${rankText(r)} ${rowName(r)} vs ${rowName(b.rows[i - 1])}: ${separationText(r.versus_above!)}${belowText(r, b.rows[i - 1])}`,
     );
   }
   if (b.rows.length === 1) out.push('- (one row: nothing to compare)');

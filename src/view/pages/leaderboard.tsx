@@ -113,7 +113,7 @@ export const LeaderboardTable: FC<{ b: Leaderboard; link: Linker }> = ({ b, link
             <li>
               {rankText(r)} <code>{rowName(r)}</code> vs <code>{rowName(b.rows[i])}</code>:{' '}
               {separationText(r.versus_above!)}
-              {belowText(r)}
+              {belowText(r, b.rows[i])}
             </li>
           ))}
         </ul>
