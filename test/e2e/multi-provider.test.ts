@@ -151,8 +151,14 @@ describe('one run over three providers', () => {
     const lb = await nanobenchAwait(['leaderboard', '--db', db, '--json']);
     const board = JSON.parse(lb.stdout) as Leaderboard;
     expect(board.rows.map((r) => `${r.rank}${r.tied ? '=' : ''} ${r.provider}/${r.model}`)).toEqual(
-      ['1 alpha/solver', '1= beta/solver', '3 gamma/idler'],
+      // 2/2 against 0/2 on one task: their 95% intervals overlap, so nothing separates them.
+      ['1 alpha/solver', '1= beta/solver', '1= gamma/idler'],
     );
+    expect(board.rows[2].versus_above).toMatchObject({
+      rule: 'overlap',
+      shared_tasks: 1,
+      separated: false,
+    });
     // Priced providers have a cost per trial and per solved task; gamma has no price.
     const [alpha, beta, gamma] = board.rows;
     expect(alpha.usage.cost_per_trial_usd).toBeGreaterThan(0);
