@@ -79,6 +79,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       // This machine's sandbox, chosen by the run's --sandbox (bwrap must work here too).
       ctx = wireRun(config, {
         log: o.log,
+        cacheDir: paths.cacheDir,
+        mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
         protectedPaths: [workDir, paths.root, paths.cacheDir, ...config.datasets],
       });
       ctx.catch(() => contexts.delete(key)); // a broken build may be fixed; try again next job

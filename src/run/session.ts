@@ -53,6 +53,8 @@ export interface SessionHooks {
   log?: (line: string) => void;
   /** The demo: --sandbox auto may fall back for scripted models (WiringOptions). */
   scriptedFallback?: boolean;
+  /** Plan only the trials this keeps (selftest: the behaviours that can be built per task). */
+  keepTrial?: (spec: TrialSpec) => boolean;
   /** Who runs the trials when not this process's local pool (a queue of workers). */
   executorFor?: (o: {
     runId: string;
@@ -232,7 +234,8 @@ export async function runSession(
     isHarborLoaded(t) ? t : resolved.find((r) => r.task.task_id === t.task.task_id)!,
   );
   const agentInfo = (await agent.describe?.()) ?? {};
-  const fullPlan = planTrials(tasks, agent.name, config.models, config.modes, config.runs, states);
+  const planned = planTrials(tasks, agent.name, config.models, config.modes, config.runs, states);
+  const fullPlan = hooks.keepTrial ? planned.filter(hooks.keepTrial) : planned;
   if (fullPlan.length === 0)
     throw new UserError(
       'EMPTY_PLAN',
@@ -278,6 +281,7 @@ export async function runSession(
       plan,
       log: hooks.log,
       scriptedFallback: hooks.scriptedFallback,
+      cacheDir: paths.cacheDir,
       protectedPaths: [paths.root, paths.cacheDir, ...new Set(tasks.map((t) => t.datasetDir))],
     });
     const { sandbox, endpoints } = wiring;

@@ -35,6 +35,9 @@ export interface WiringOptions {
    * (`nanobench run` never does: there the models may be real).
    */
   scriptedFallback?: boolean;
+  /** The cache of the tasks' repositories, for models derived from the task (src/derived/). */
+  cacheDir?: string;
+  mirrorDir?: string;
 }
 
 export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunWiring> {
@@ -64,6 +67,9 @@ export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunW
       );
   }
   const llm = config.models.some((m) => m.provider !== 'none');
-  const endpoints = await startEndpoints(config, llm, o.plan);
+  const endpoints = await startEndpoints(config, llm, o.plan, {
+    cacheDir: o.cacheDir,
+    mirrorDir: o.mirrorDir,
+  });
   return { agent, sandbox, endpoints };
 }
