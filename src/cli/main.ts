@@ -20,6 +20,7 @@ import type { Io } from './progress.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerSchemas } from './schemas.js';
+import { registerSelftest } from './selftest.js';
 import { registerTask } from './task.js';
 import { registerValidate } from './validate.js';
 import { registerView } from './view.js';
@@ -49,6 +50,9 @@ export async function main(
     exitCode = c;
   });
   registerSchemas(program, io);
+  registerSelftest(program, io, (c) => {
+    exitCode = c;
+  });
   registerTask(program, io, (c) => {
     exitCode = c;
   });
