@@ -3,7 +3,14 @@
 // Exits 1 on any mismatch.
 import type { Command } from 'commander';
 import { BEHAVIOURS, WANDER_FILES } from '../derived/behaviours.js';
-import { parseBehaviours, renderSelftest, runSelftest, selftestJson } from '../derived/selftest.js';
+import { newSelftestEvidence, writeSelftestEvidence } from '../derived/evidence.js';
+import {
+  parseBehaviours,
+  renderSelftest,
+  runSelftest,
+  type SelftestResult,
+  selftestJson,
+} from '../derived/selftest.js';
 import { RUN_DEFAULTS } from '../run/config.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
@@ -40,11 +47,20 @@ export function registerSelftest(program: Command, io: Io, setExit: (code: numbe
     .option('--nanocoder <path>', 'Nanocoder build: a checkout directory or its dist/cli.js')
     .option('--node <path>', 'Node >= 22.19 binary to run Nanocoder with')
     .option('--keep-workspaces', 'keep each trial workspace after the trial')
+    .option(
+      '--record-evidence',
+      "keep each task's result in <dataset>/selftest/<task_id>.json, tied to its digest and the Nanocoder version (every behaviour, both modes)",
+    )
     .option('--json', 'one JSON document on stdout: the cases, each with expected, got and match')
     .addHelpText('after', EXAMPLE)
     .action(async (datasets: string[], o) => {
       if (datasets.length === 0) throw new UserError('NO_DATASET', 'name a dataset or task file');
       const behaviours = parseBehaviours(o.behaviour);
+      if (o.recordEvidence && (o.behaviour || o.mode !== 'both'))
+        throw new UserError(
+          'BAD_OPTION',
+          '--record-evidence needs every behaviour in both modes; drop --behaviour and --mode',
+        );
       const store = Store.open(o.db);
       const progress = progressPrinter(io);
       try {
@@ -73,6 +89,7 @@ export function registerSelftest(program: Command, io: Io, setExit: (code: numbe
           },
         );
         progress.end();
+        if (o.recordEvidence) recordEvidence(result, io);
         if (o.json) io.stdout.write(`${JSON.stringify(selftestJson(result), null, 2)}\n`);
         else io.stdout.write(renderSelftest(result));
         if (result.cases.some((c) => c.match === false)) setExit(1);
@@ -84,4 +101,22 @@ export function registerSelftest(program: Command, io: Io, setExit: (code: numbe
         store.close();
       }
     });
+}
+
+/** Each task's selftest kept with its dataset; a task whose cases did not all run is said so. */
+function recordEvidence(result: SelftestResult, io: Io): void {
+  const { run_id, nanocoder_version } = result;
+  for (const { loaded } of result.tasks) {
+    const id = loaded.task.task_id;
+    const e =
+      run_id && nanocoder_version
+        ? newSelftestEvidence(loaded, result.cases, { run_id, nanocoder_version })
+        : 'no trial ran (or the Nanocoder version is unknown)';
+    if (typeof e === 'string') {
+      io.stderr.write(`nanobench: ${id}: no selftest evidence written: ${e}\n`);
+      continue;
+    }
+    const file = writeSelftestEvidence(loaded.datasetDir, e);
+    io.stderr.write(`nanobench: ${id}: selftest evidence written to ${file}\n`);
+  }
 }

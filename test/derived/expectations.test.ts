@@ -80,7 +80,11 @@ describe('a case against its trial', () => {
         error_code: 'timeout',
       }),
     );
-    expect(infra).toMatchObject({ match: false, got: 'error: agent/timeout', explanation: 'agent timed out' });
+    expect(infra).toMatchObject({
+      match: false,
+      got: 'error: agent/timeout',
+      explanation: 'agent timed out',
+    });
   });
 
   it('the table shows MISMATCH with the rule and evidence, and not-built cases with why', () => {
@@ -112,7 +116,9 @@ describe('a case against its trial', () => {
         },
       ],
     });
-    expect(text).toMatch(/t\s+hallucinated\s+navigation\s+hallucinated_api 0\.10.*incorrect_fix 0\.10.*MISMATCH/);
+    expect(text).toMatch(
+      /t\s+hallucinated\s+navigation\s+hallucinated_api 0\.10.*incorrect_fix 0\.10.*MISMATCH/,
+    );
     expect(text).toContain('rule ');
     expect(text).toContain('not built: too few files');
     expect(text).toContain('2 cases: 0 match, 1 mismatch, 1 not built');

@@ -116,7 +116,10 @@ describe('golden edits', () => {
       e.action === 'modify' && e.replacements
         ? [
             { tool: 'read_file', args: { path: e.path } },
-            ...e.replacements.map((x) => ({ tool: 'string_replace', args: { path: e.path, ...x } })),
+            ...e.replacements.map((x) => ({
+              tool: 'string_replace',
+              args: { path: e.path, ...x },
+            })),
           ]
         : [],
     );
@@ -128,7 +131,8 @@ describe('golden edits', () => {
     const before = { 'a.js': lines(30) };
     const after = { 'a.js': lines(30).split('line 3\n').join("s.replace(/x/, '$&$&')\n") };
     const e = golden(before, after).edits[0];
-    expect(e.action === 'modify' && e.replacements).toBeUndefined();
+    if (e.action !== 'modify') throw new Error(e.action);
+    expect(e.replacements).toBeUndefined();
     expect(e.after).toBe(after['a.js']);
   });
 
@@ -197,18 +201,24 @@ describe('behaviours built on the golden change', () => {
     expect(r.tree.mentions(name)).toBe(false);
     // The same task gives the same name on every run; another task, another name.
     expect(deriveTask(task(r.patch, ['src/fix.js']), r.tree).undefinedNames.javascript).toBe(name);
-    expect(deriveTask(task(r.patch, ['src/fix.js'], 't-2'), r.tree).undefinedNames.javascript).not.toBe(name);
+    expect(
+      deriveTask(task(r.patch, ['src/fix.js'], 't-2'), r.tree).undefinedNames.javascript,
+    ).not.toBe(name);
   });
 
   it('interface: the golden file plus a constructor call of Math.max (JS) or len(1, 2) (Python)', () => {
     const r = repo(base, after);
     const steps = behaviourSteps(deriveTask(task(r.patch, ['src/fix.js']), r.tree), 'interface');
     if (isUnbuildable(steps)) throw new Error(steps.unbuildable);
-    expect(replay(base, callsOf(steps))['src/fix.js']).toBe(`${after['src/fix.js']}new Math.max();\n`);
+    expect(replay(base, callsOf(steps))['src/fix.js']).toBe(
+      `${after['src/fix.js']}new Math.max();\n`,
+    );
     const py = repo({ 'm.py': lines(20) }, { 'm.py': lines(20).replace('line 1\n', 'x\n') });
     const pySteps = behaviourSteps(deriveTask(task(py.patch, ['m.py']), py.tree), 'interface');
     if (isUnbuildable(pySteps)) throw new Error(pySteps.unbuildable);
-    expect(replay({ 'm.py': lines(20) }, callsOf(pySteps))['m.py']?.endsWith('len(1, 2)\n')).toBe(true);
+    expect(replay({ 'm.py': lines(20) }, callsOf(pySteps))['m.py']?.endsWith('len(1, 2)\n')).toBe(
+      true,
+    );
   });
 
   it('no module in the required files: hallucinated and interface say so, golden still builds', () => {
@@ -229,8 +239,10 @@ describe('behaviours built on the golden change', () => {
     expect(new Set(paths).size).toBe(WANDER_FILES);
     expect(paths).not.toContain('src/fix.js');
     const small = repo({ 'a.js': 'a\n', 'b.js': 'b\n' }, { 'a.js': 'A\n' });
-    expect(behaviourSteps(deriveTask(task(small.patch, ['a.js']), small.tree), 'wanderer')).toEqual({
-      unbuildable: expect.stringContaining('only 1 text files outside required_files'),
-    });
+    expect(behaviourSteps(deriveTask(task(small.patch, ['a.js']), small.tree), 'wanderer')).toEqual(
+      {
+        unbuildable: expect.stringContaining('only 1 text files outside required_files'),
+      },
+    );
   });
 });
