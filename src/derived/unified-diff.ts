@@ -54,6 +54,8 @@ function unquote(p: string): string {
 }
 
 const stripPrefix = (p: string) => unquote(p).replace(/^[ab]\//, '');
+/** A ---/+++ line's path: git ends it with a tab when the name holds a space. */
+const markerPath = (line: string) => stripPrefix(line.slice(4).replace(/\t$/, ''));
 
 /** The path of a "diff --git a/P b/P" header (no renames: both halves are the same path). */
 function headerPath(line: string): string {
@@ -104,9 +106,9 @@ export function parseUnifiedDiff(patch: string): FileDiff[] {
           }
         }
       } else if (h.startsWith('Binary files ') || h === 'GIT binary patch') file.binary = true;
-      else if (h.startsWith('+++ ') && h !== '+++ /dev/null') file.path = stripPrefix(h.slice(4));
+      else if (h.startsWith('+++ ') && h !== '+++ /dev/null') file.path = markerPath(h);
       else if (h.startsWith('--- ') && h !== '--- /dev/null' && file.status === 'deleted')
-        file.path = stripPrefix(h.slice(4));
+        file.path = markerPath(h);
     }
     while (i < lines.length && HUNK.test(lines[i])) i = readHunk(lines, i, file);
   }

@@ -131,7 +131,12 @@ async function derivedFor(
   const source = derivedSource({ cacheDir: o.cacheDir, mirrorDir: o.mirrorDir ?? config.mirror });
   for (const spec of plan) {
     const behaviour = spec.provider === SCRIPTED ? derivedBehaviour(spec.model) : undefined;
-    if (!behaviour || isHarborLoaded(spec.task)) continue;
+    if (!behaviour) continue;
+    if (isHarborLoaded(spec.task))
+      throw new UserError(
+        'UNBUILDABLE',
+        `scripted model "${spec.model}" cannot play Harbor task "${spec.task.task.task_id}": derived behaviours are built from a PR task's golden patch; leave the task out with --task`,
+      );
     await source.prepare(spec.task as LoadedTask<ResolvedTask>);
     const steps = await source.steps(spec.model, spec.task.task.task_id);
     if (steps && 'unbuildable' in steps)

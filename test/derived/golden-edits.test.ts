@@ -168,6 +168,18 @@ describe('golden edits', () => {
     expect(end_line - start_line).toBeLessThan(30);
   });
 
+  it('files without a final newline, and names git quotes, come out exactly golden', () => {
+    const before = { 'src/no eol.py': 'a = 1\nb = 2', 'src/caf\u00e9.js': lines(20) };
+    const after = {
+      'src/no eol.py': 'a = 1\nb = 3',
+      'src/caf\u00e9.js': lines(20).replace('line 9\n', 'line nine\n'),
+    };
+    const change = golden(before, after);
+    expect(
+      Object.fromEntries(change.edits.map((e) => [e.path, e.action !== 'delete' && e.after])),
+    ).toEqual(after);
+  });
+
   it('binary files and mode changes cannot be built: the reason names the file', () => {
     const bin = repo({ 'a.bin': 'x\0y' }, { 'a.bin': 'x\0z' });
     expect(goldenChange(parseUnifiedDiff(bin.patch), bin.tree)).toEqual({
