@@ -2,11 +2,11 @@
 // to fix a failure. Exits 1 when any task fails a gate.
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { newEvidence, writeEvidence } from '../gates/evidence.js';
 import { GATES, parseGateList, type TaskValidation, validate } from '../gates/runner.js';
 import { validateHarbor } from '../harbor/gates.js';
-import { harborTaskDirs } from '../harbor/task.js';
 import { intOption } from '../run/config.js';
+import { newEvidence, writeEvidence } from '../task/evidence.js';
+import { harborTaskDirs } from '../task/harbor.js';
 import { parseCutoff } from '../task/manifest.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';

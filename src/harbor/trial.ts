@@ -30,11 +30,12 @@ import {
 import { prepareEnvironment, resourcesOf } from '../run/trial-environment.js';
 import { type AgentOutcome, agentFailure, DEFAULT_SERVICES } from '../run/trial-phases.js';
 import type { TrialRecord } from '../store/store.js';
+import { type HarborTask, JudgeConfigSchema } from '../task/harbor.js';
 import type { LoadedTask } from '../task/load.js';
 import { containedPath } from '../util/contained-path.js';
 import { InfraError } from '../util/errors.js';
+import { ctimeMark, walk } from '../util/fs-tree.js';
 import { type RunResult, run } from '../util/process.js';
-import { ctimeMark, walk } from '../verify/fs-tree.js';
 import { sanitizeWorkspace } from '../verify/harden.js';
 import { protectedModules, shadows } from '../verify/shadow.js';
 import { withSession } from '../workspace/sandbox/session.js';
@@ -42,7 +43,6 @@ import type { Mount, SandboxDriver, SessionOptions } from '../workspace/sandbox/
 import { containerGrader } from './judge/grader.js';
 import { type Judge, startJudge } from './judge/server.js';
 import { harborOutcome, readReward } from './reward.js';
-import { type HarborTask, JudgeConfigSchema } from './task.js';
 import { copyTree, ensureWorkdirSnapshot, readText, treeDiff } from './workspace.js';
 
 type HarborSpec = TrialSpec & { task: LoadedTask<HarborTask> };

@@ -7,8 +7,8 @@
 // itself is swept: a queue worker working on the run, on this machine, keeps its own.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { killRunLeftovers } from '../agent/process-group.js';
 import { executionDead, parseExecution } from '../util/execution.js';
+import { killRunLeftovers } from '../util/process-group.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { LABEL_EXECUTION, LABEL_RUN } from '../workspace/sandbox/container.js';
 import {

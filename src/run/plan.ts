@@ -1,7 +1,7 @@
 // Planning: which trials a run consists of. Deterministic order, stable keys (resume and
 // de-duplication depend on them).
 import type { Mode } from '../agent/types.js';
-import { type HarborTask, isHarborTask } from '../harbor/task.js';
+import { type HarborTask, isHarborTask } from '../task/harbor.js';
 import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import type { TaskState } from '../task/schema.js';

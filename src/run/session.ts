@@ -16,6 +16,7 @@ import {
   loadAnyDataset,
 } from '../task/load.js';
 import { loadManifest, type Manifest } from '../task/manifest.js';
+import { STAGES } from '../trial/stages.js';
 import { UserError } from '../util/errors.js';
 import { redactUrl } from '../util/redact-url.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
@@ -40,7 +41,6 @@ import {
   type StoredRunConfig,
 } from './stored-config.js';
 import { taskMetaSnapshot } from './task-meta.js';
-import { STAGES } from './trial-phases.js';
 import { type RunWiring, wireRun } from './wiring.js';
 
 export interface SessionHooks {

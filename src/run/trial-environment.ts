@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentEnv } from '../agent/agent-env.js';
-import { type HarborTask, isHarborTask } from '../harbor/task.js';
+import { type HarborTask, isHarborTask } from '../task/harbor.js';
 import { environmentPath } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';

@@ -9,16 +9,16 @@ import { exitKindWithProxy, type LastError, refusalIn } from '../agent/nanocoder
 import { buildPrompt } from '../agent/prompt.js';
 import type { FilesRead } from '../agent/tool-use.js';
 import type { Agent, AgentResult, ExitKind } from '../agent/types.js';
-import { type CriteriaVector, taskCriteria, testCriteriaVector } from '../contracts/criteria.js';
 import { auditTrial, type GuardReport, guardWorkspace } from '../integrity/audit.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import { REFUSAL_TEXT } from '../provider/kinds.js';
+import { type CriteriaVector, taskCriteria, testCriteriaVector } from '../score/criteria.js';
 import { type ScoreOutcome, score, type TargetTest } from '../score/rules.js';
 import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { InfraError, UserError } from '../util/errors.js';
+import { ctimeMark } from '../util/fs-tree.js';
 import { GIT_ENV } from '../util/git.js';
-import { ctimeMark } from '../verify/fs-tree.js';
 import { type InfraReport, restoreInfrastructure } from '../verify/harden.js';
 import { deadSuiteError, targetOutcome, type Verification, verify } from '../verify/verifier.js';
 import type { ChangedPaths } from '../workspace/changes.js';
@@ -32,34 +32,6 @@ import type { TrialSpec } from './plan.js';
 import { unreported } from './task-control.js';
 import type { TrialEnv } from './trial.js';
 import { containerInstaller, prepareEnvironment, resourcesOf } from './trial-environment.js';
-
-/**
- * Where a trial can fail. Harness phases in order, then whose fault it was when no phase is: the
- * provider's, the task's (its lists or its suites cannot grade it), a Harbor task's grader's,
- * and the two that can happen anywhere.
- */
-export const STAGES = [
-  'provision',
-  'agent',
-  'guard',
-  'diff',
-  'harden',
-  'verify',
-  'score',
-  'audit',
-  'provider',
-  'task',
-  'grader',
-  'interrupted',
-  'internal',
-] as const;
-export type Stage = (typeof STAGES)[number];
-
-/** Stages that name a fault, not a phase of the trial. */
-const FAULTS: readonly Stage[] = ['provider', 'task', 'grader', 'interrupted', 'internal'];
-
-/** The phases a trial times (details.phase_ms), in the order it runs them. */
-export const TIMED_PHASES = [...STAGES.filter((s) => !FAULTS.includes(s)), 'teardown'];
 
 /** What the phases call; replaced in unit tests of the lifecycle. */
 export interface TrialServices {
@@ -327,7 +299,7 @@ export interface Graded {
   passToPass: TargetTest[];
   /** Target ids no suite reported although their suite ran and reported (stale lists?). */
   missing: string[];
-  /** The evaluator's criteria vector (src/contracts/criteria.ts); absent when they are invalid. */
+  /** The evaluator's criteria vector (src/score/criteria.ts); absent when they are invalid. */
   criteria?: CriteriaVector;
 }
 

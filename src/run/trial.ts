@@ -13,6 +13,7 @@ import { SCORING_RULES_VERSION, type TargetTest } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
 import { isHarborLoaded, type LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
+import { STAGES, type Stage } from '../trial/stages.js';
 import { DiskFullError, isDiskFull } from '../util/disk-full.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
@@ -36,8 +37,6 @@ import {
   type Graded,
   hardenPhase,
   provisionPhase,
-  STAGES,
-  type Stage,
   scorePhase,
   type TrialScope,
   type TrialServices,

@@ -4,9 +4,9 @@
 // list of what it hides is written here once.
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
-import { isHarborTask } from '../harbor/task.js';
 import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
 import { SCRIPTED } from '../provider/providers-config.js';
+import { isHarborTask } from '../task/harbor.js';
 import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';

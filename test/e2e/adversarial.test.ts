@@ -245,7 +245,10 @@ describe.each(WORKSPACE_CASES)(
         sandbox === 'podman' ||
         isRoot ||
         detectContainment().containment === 'pid-namespace';
-      const env = { NANOBENCH_TEST_STRAGGLER: marker, NANOBENCH_TEST_EVASIVE: contained ? '1' : '' };
+      const env = {
+        NANOBENCH_TEST_STRAGGLER: marker,
+        NANOBENCH_TEST_EVASIVE: contained ? '1' : '',
+      };
       const [t] = attack('straggler.sh', ['textkit-001'], sandbox, { env });
       expectNothingEarned([t]);
       expect(t.files_changed).toEqual([]);
@@ -288,7 +291,9 @@ describe.skipIf(noBwrap)('attacks only a sandbox can stop (--sandbox bwrap)', ()
 
   it('calling a public host, DNS, or another port on the host loopback', () => {
     const port = String((server.address() as AddressInfo).port);
-    const [t] = attackWith('network.sh', ['textkit-001'], 'bwrap', { env: { NANOBENCH_TEST_HOST_PORT: port } });
+    const [t] = attackWith('network.sh', ['textkit-001'], 'bwrap', {
+      env: { NANOBENCH_TEST_HOST_PORT: port },
+    });
     expectNothingEarned([t], 'network_blocked');
     const results = agentOut(t)
       .split('\n')

@@ -28,7 +28,7 @@ import type { TrialSpec } from '../../src/run/plan.js';
 import { runTrial } from '../../src/run/trial.js';
 import type { LoadedTask } from '../../src/task/load.js';
 import type { ResolvedTask } from '../../src/task/patches.js';
-import { ctimeMark } from '../../src/verify/fs-tree.js';
+import { ctimeMark } from '../../src/util/fs-tree.js';
 import { restoreInfrastructure } from '../../src/verify/harden.js';
 import { upperChanges } from '../../src/workspace/changes.js';
 import { workspaceDiff } from '../../src/workspace/diff.js';
