@@ -29,7 +29,8 @@ export const LAYERS = [
   ['util', ['util']],
   ['task', ['task', 'config']],
   ['workspace', ['workspace']],
-  ['agent, provider', ['agent', 'provider']],
+  // derived: the scripted server's derived replies; derived/selftest.ts and what it reads sit with the gates.
+  ['agent, provider', ['agent', 'provider', 'derived']],
   ['verify', ['verify']],
   ['score, integrity', ['score', 'integrity']],
   ['trial core', ['trial']],
@@ -37,7 +38,10 @@ export const LAYERS = [
   ['trial dispatch', ['trial/kinds.ts', 'trial/run-trial.ts']],
   ['store', ['store']],
   ['run', ['run', 'queue']],
-  ['gates', ['gates', 'contracts', 'mine']],
+  [
+    'gates',
+    ['gates', 'contracts', 'mine', 'derived/selftest.ts', 'derived/expectations.ts', 'derived/evidence.ts'],
+  ],
   ['reads of the store', ['stats', 'audit', 'calibration', 'report', 'ci']],
   ['commands', ['cli', 'view']],
 ];
