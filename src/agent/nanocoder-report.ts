@@ -83,13 +83,13 @@ export function parseNanocoderReport(stdout: string): ReportParse {
     raw = JSON.parse(text);
   } catch {
     const head = text.slice(0, 120).replace(/\s+/g, ' ');
-    // Nanocoder 1.30 writes its report to stdout and calls process.exit at once; on a pipe
-    // (asynchronous in Node on POSIX) a large report is cut where the pipe stopped taking it.
+    // Seen with Nanocoder 1.30 on pyparsing-652 (a ~600 KB report): stdout ends mid-report,
+    // always at the same byte. Named apart from output that is no report at all.
     if (text.startsWith('{') && !text.endsWith('}'))
       return {
         ok: false,
         empty: false,
-        error: `stdout holds a --json report cut short after ${Buffer.byteLength(text)} bytes (Nanocoder 1.30 exits before a large report has drained into its stdout pipe; starts: ${head.slice(0, 60)})`,
+        error: `stdout holds a --json report cut short after ${Buffer.byteLength(text)} bytes (Nanocoder ended without writing all of it; starts: ${head.slice(0, 60)})`,
       };
     return { ok: false, empty: false, error: `stdout is not one JSON document (starts: ${head})` };
   }

@@ -18,14 +18,6 @@ import { type NodeRuntime, resolveNodeRuntime } from './node-runtime.js';
 import { summarizeToolUse } from './tool-use.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
-/**
- * Loaded before Nanocoder (--import). Nanocoder 1.30 writes its --json report and calls
- * process.exit at once; Node writes to a pipe asynchronously on POSIX, so a large report (a
- * write_file of a 6,000-line file, pyparsing-652) was cut short. A blocking stdout delivers it
- * whole; nothing else of Nanocoder changes.
- */
-export const BLOCKING_STDOUT = `process.stdout._handle?.setBlocking?.(true);\n`;
-
 export const TOOL_PROFILES = ['full', 'minimal', 'nano', 'auto'] as const;
 export type ToolProfile = (typeof TOOL_PROFILES)[number];
 
@@ -281,8 +273,6 @@ export class NanocoderAgent implements Agent {
     // agents.config.json, so the same document also goes into our private config dir.
     await writeFile(path.join(dirs.config, 'agents.config.json'), config);
     const setup = await prepareKind(kind, dirs.config, ctx.provider, ctx.endpoint);
-    const blocking = path.join(dirs.config, 'nanobench-stdout.mjs');
-    await writeFile(blocking, BLOCKING_STDOUT);
 
     const env = agentEnv(ctx.env);
     for (const k of Object.keys(env)) if (k.startsWith('NANOCODER_')) delete env[k]; // incl. LOG_LEVEL
@@ -298,7 +288,6 @@ export class NanocoderAgent implements Agent {
       NANOCODER_MAX_TURNS: String(this.o.maxTurns),
     });
     const args = [
-      ...['--import', blocking],
       ...setup.nodeArgs,
       build.cliPath,
       ...['--provider', ctx.provider, '--model', ctx.model, '--mode', 'yolo'],
