@@ -11,10 +11,10 @@ import {
   type RunConfig,
   resolveRunConfig,
 } from '../run/config.js';
-import { RunPaths } from '../run/paths.js';
 import { parseErrorCauses, runSession, type SessionHooks } from '../run/session.js';
 import { readRunConfig } from '../run/stored-config.js';
 import { type RunRecord, Store, type TrialRecord } from '../store/store.js';
+import { RunPaths } from '../trial/paths.js';
 import { UserError } from '../util/errors.js';
 import { isRedacted } from '../util/redact-url.js';
 import { type Io, progressPrinter } from './progress.js';

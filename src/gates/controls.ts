@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import { nopAgent, oracleAgent } from '../agent/controls.js';
 import type { Agent, Mode } from '../agent/types.js';
-import { RunPaths } from '../run/paths.js';
 import { trialKey } from '../run/plan.js';
-import { runTrial } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
+import { RunPaths } from '../trial/paths.js';
+import { runTrial } from '../trial/run-trial.js';
 import { type Verification, verify } from '../verify/verifier.js';
 import { snapshotTree } from '../workspace/provision.js';
 import type { GateContext } from './context.js';

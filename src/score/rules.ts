@@ -105,7 +105,7 @@ export const RULES: Record<Label, { rule: number | null; when: string }> = {
 };
 
 // A rate limit or an exhausted quota is the provider refusing service, not the model filling its
-// context: such trials never get here (an infra error, src/run/trial-phases.ts; the deviation from
+// context: such trials never get here (an infra error, src/trial/agent.ts; the deviation from
 // the whitepaper's rule 1 is in docs/ARCHITECTURE.md).
 const STOPPED_BEFORE_EDIT: ExitKind[] = ['context_exceeded'];
 
