@@ -217,7 +217,7 @@ class HarborTrial implements KindTrial {
       confidenceLevel: outcome.confidenceLevel,
       flags: agent.result.timedOut ? ['timed_out'] : [],
       details: {
-        task_kind: 'harbor',
+        task_kind: 'harbor' as const,
         reward: { value: reward.value, metrics: reward.metrics, file: reward.file },
         explanation: outcome.explanation,
         ...(judge && { judge: judge.state() }),

@@ -9,6 +9,7 @@ import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import type { PreparedEnvironment } from '../workspace/environment.js';
 import { type AgentOutcome, effectiveExit } from './agent.js';
+import type { TrialDetails } from './details.js';
 import type { TrialEnv } from './env.js';
 import type { TrialSpec } from './spec.js';
 import { STAGES, type Stage, type TimedPhase } from './stages.js';
@@ -37,7 +38,7 @@ export interface TrialRecord {
   /** Where and what, for status "error" (src/trial/stages.ts STAGES; codes per stage). */
   error_stage: string | null;
   error_code: string | null;
-  details: Record<string, unknown>;
+  details: TrialDetails;
   started_at: string;
   finished_at: string;
   duration_ms: number;
@@ -84,7 +85,7 @@ export function emptyRecord(
 
 /** Adds `ms` to a timed phase of the record. */
 export function addPhaseTime(rec: TrialRecord, name: TimedPhase, ms: number): void {
-  const times = (rec.details.phase_ms ?? {}) as Record<string, number>;
+  const times = rec.details.phase_ms ?? {};
   times[name] = (times[name] ?? 0) + ms;
   rec.details.phase_ms = times;
 }
@@ -175,7 +176,7 @@ export interface Grade {
   /** Flags, in the order the record lists them. */
   flags: string[];
   tests?: { passed: number; failed: number; total: number };
-  details: Record<string, unknown>;
+  details: TrialDetails;
 }
 
 /** The trial is scored. */

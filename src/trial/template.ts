@@ -108,7 +108,7 @@ export async function teardown(rec: TrialRecord, steps: TeardownStep[]): Promise
       await step.run();
     } catch (e) {
       if (isDiskFull(e)) diskFull ??= e;
-      const errors = (rec.details.teardown_errors ?? {}) as Record<string, string>;
+      const errors = rec.details.teardown_errors ?? {};
       errors[step.name] = (e as Error)?.message ?? String(e);
       rec.details.teardown_errors = errors;
     }

@@ -15,6 +15,7 @@ import {
   type SuiteRun,
   type Verification,
 } from '../../verify/verifier.js';
+import type { Unreported } from '../details.js';
 import type { TrialEnv } from '../env.js';
 import type { TrialRecord } from '../record.js';
 import type { TrialSpec } from '../spec.js';
@@ -22,13 +23,7 @@ import type { TrialSpec } from '../spec.js';
 /** Runs a control trial of the task (the PR kind passes its own template run). */
 export type RunControl = (spec: TrialSpec, env: TrialEnv) => Promise<TrialRecord>;
 
-/** What a verification left unreported: suites without a report, targets never named. */
-export interface Unreported {
-  /** Suites whose status is no_report. */
-  noReport: string[];
-  /** Target ids no suite reported although their suite ran, reported and had no load error. */
-  missing: string[];
-}
+export type { Unreported };
 
 export function unreported(task: ResolvedTask, v: Verification): Unreported {
   const reported = new Set(v.suites.filter((x) => x.status === 'reported').map((x) => x.name));
@@ -88,7 +83,7 @@ async function runGolden(
     endpointFor: undefined,
     control: true,
   });
-  const found = rec.details.unreported as Unreported | undefined;
+  const found = rec.details.unreported;
   if (rec.status === 'scored' || found)
     return { unreported: found ?? { noReport: [], missing: [] }, artifacts: rec.artifacts_dir };
   return { error: rec.error ?? 'the golden control trial failed' };
