@@ -3,7 +3,7 @@
 // provider failures become infra errors, never the model's score).
 import { randomUUID } from 'node:crypto';
 import { exitKindWithProxy, type LastError, refusalIn } from '../agent/nanocoder-exit.js';
-import type { AgentContext, AgentResult, ExitKind } from '../agent/types.js';
+import { type AgentContext, type AgentResult, type ExitKind, STOP_KINDS } from '../agent/types.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
 import { REFUSAL_TEXT } from '../provider/kinds.js';
 import { InfraError } from '../util/errors.js';
@@ -114,7 +114,7 @@ const PROVIDER_FAILURES: Partial<Record<ExitKind, string>> = {
  * A context-length error is the model's (scoring rule 1), never a refusal.
  */
 export function providerFailure(a: AgentOutcome, kind: ExitKind): InfraError | undefined {
-  if (kind === 'success' || kind === 'context_exceeded') return undefined;
+  if (kind === 'success' || STOP_KINDS.includes(kind)) return undefined;
   const last = lastErrorOf(a);
   const refusal = last && refusalIn(last);
   const stderr = a.result.stderr.trim().split('\n').pop() ?? '';

@@ -5,6 +5,7 @@ import type { ExitKind } from '../agent/types.js';
 import type { Audit, AuditInput } from '../integrity/audit.js';
 import { applyIntegrity } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
+import type { ConfidenceLevel } from '../score/labels.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import type { PreparedEnvironment } from '../workspace/environment.js';
@@ -26,17 +27,17 @@ export interface TrialRecord {
   status: 'scored' | 'error';
   score: number | null;
   label: string | null;
-  confidence_level: string | null;
+  confidence_level: ConfidenceLevel | null;
   tests_passed: number;
   tests_failed: number;
   tests_total: number;
   files_changed: string[];
   flags: string[];
-  exit_kind: string | null;
+  exit_kind: ExitKind | null;
   timed_out: boolean;
   error: string | null;
   /** Where and what, for status "error" (src/trial/stages.ts STAGES; codes per stage). */
-  error_stage: string | null;
+  error_stage: Stage | null;
   error_code: string | null;
   details: TrialDetails;
   started_at: string;
