@@ -17,7 +17,6 @@ const PENDING = new Set([
   'src/cli/run.ts registerRun',
   'src/run/session.ts runSession',
   'src/cli/dataset.ts registerDataset',
-  'src/run/trial.ts runTrial',
 ]);
 
 function sources(dir = SRC) {

@@ -60,20 +60,8 @@ export const ALLOWED = [];
 const PENDING = new Set(at > 0 ? [] : [
   'upward import: src/agent/index.ts -> src/run/config.ts (agent, provider up to run, type-only)',
   'upward import: src/agent/nanocoder-factory.ts -> src/run/config.ts (agent, provider up to run, type-only)',
-  'upward import: src/harbor/gates.ts -> src/run/paths.ts (task kinds up to run, at runtime)',
-  'upward import: src/harbor/gates.ts -> src/run/plan.ts (task kinds up to run, at runtime)',
-  'upward import: src/harbor/gates.ts -> src/run/trial.ts (task kinds up to run, at runtime)',
-  'upward import: src/harbor/gates.ts -> src/store/store.ts (task kinds up to store, type-only)',
-  'upward import: src/harbor/trial.ts -> src/run/plan.ts (task kinds up to run, type-only)',
-  'upward import: src/harbor/trial.ts -> src/run/trial.ts (task kinds up to run, at runtime)',
-  'upward import: src/harbor/trial.ts -> src/run/trial-environment.ts (task kinds up to run, at runtime)',
-  'upward import: src/harbor/trial.ts -> src/run/trial-phases.ts (task kinds up to run, at runtime)',
-  'upward import: src/harbor/trial.ts -> src/store/store.ts (task kinds up to store, type-only)',
-  'upward import: src/integrity/flags.ts -> src/store/store.ts (score, integrity up to store, type-only)',
   'upward import: src/provider/endpoints.ts -> src/run/config.ts (agent, provider up to run, type-only)',
   'upward import: src/provider/endpoints.ts -> src/run/plan.ts (agent, provider up to run, type-only)',
-  'upward import: src/store/merge.ts -> src/run/paths.ts (store up to run, type-only)',
-  'import cycle (4 modules): src/harbor/trial.ts -> src/run/trial.ts -> src/harbor/trial.ts',
 ]);
 
 /** Every .ts/.tsx file under src/, relative to src/. */

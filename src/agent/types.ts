@@ -29,6 +29,13 @@ export type ExitKind =
   | 'tool_approval_required'
   | 'invalid_report';
 
+/**
+ * The exits that stop the agent for want of room (its context filled up): the model's doing,
+ * scored by rule 1 (context_window_exceeded) when nothing was changed, never a provider refusal.
+ * The one list the scorer, the Harbor grade and the agent stage read.
+ */
+export const STOP_KINDS: readonly ExitKind[] = ['context_exceeded'];
+
 export interface AgentContext {
   /** A PR task with its patches, or a Harbor task (its instruction is the prompt). */
   task: ResolvedTask | HarborTask;

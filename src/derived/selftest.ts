@@ -5,7 +5,7 @@
 // rule that misreads real test output, or a harness limit.
 import type { Mode } from '../agent/types.js';
 import { resolveRunConfig } from '../run/config.js';
-import { RunPaths } from '../run/paths.js';
+import { RunPaths } from '../trial/paths.js';
 import { loadTasks, runSession, type SessionHooks } from '../run/session.js';
 import { RULES } from '../score/rules.js';
 import type { Store, TrialRecord } from '../store/store.js';

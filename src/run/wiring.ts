@@ -7,13 +7,13 @@ import type { Agent } from '../agent/types.js';
 import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
 import { SCRIPTED } from '../provider/providers-config.js';
 import { isHarborTask } from '../task/harbor.js';
+import { hasEnvironment } from '../trial/environment.js';
 import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import { isLlmAgent, type RunConfig } from './config.js';
 import type { TrialSpec } from './plan.js';
-import { hasEnvironment } from './trial-environment.js';
 
 export interface RunWiring {
   agent: Agent;

@@ -19,7 +19,7 @@ import {
 import type { InstallEnvironment } from '../workspace/provision.js';
 import { withSession } from '../workspace/sandbox/session.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
-import type { RunnableTask } from './plan.js';
+import type { RunnableTask } from './spec.js';
 
 export const hasEnvironment = (task: ResolvedTask | HarborTask): boolean =>
   isHarborTask(task) || task.environment !== undefined;
