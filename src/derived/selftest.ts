@@ -5,12 +5,12 @@
 // rule that misreads real test output, or a harness limit.
 import type { Mode } from '../agent/types.js';
 import { resolveRunConfig } from '../run/config.js';
-import { RunPaths } from '../trial/paths.js';
 import { loadTasks, runSession, type SessionHooks } from '../run/session.js';
 import { RULES } from '../score/rules.js';
 import type { Store, TrialRecord } from '../store/store.js';
 import { isHarborLoaded, type LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
+import { RunPaths } from '../trial/paths.js';
 import { UserError } from '../util/errors.js';
 import { resolveTasks } from '../workspace/resolve-tasks.js';
 import { BEHAVIOURS, type BehaviourName, DERIVED_PREFIX, derivedBehaviour } from './behaviours.js';
