@@ -83,6 +83,14 @@ export function parseNanocoderReport(stdout: string): ReportParse {
     raw = JSON.parse(text);
   } catch {
     const head = text.slice(0, 120).replace(/\s+/g, ' ');
+    // Seen with Nanocoder 1.30 on pyparsing-652 (a ~600 KB report): stdout ends mid-report,
+    // always at the same byte. Named apart from output that is no report at all.
+    if (text.startsWith('{') && !text.endsWith('}'))
+      return {
+        ok: false,
+        empty: false,
+        error: `stdout holds a --json report cut short after ${Buffer.byteLength(text)} bytes (Nanocoder ended without writing all of it; starts: ${head.slice(0, 60)})`,
+      };
     return { ok: false, empty: false, error: `stdout is not one JSON document (starts: ${head})` };
   }
   const parsed = NanocoderReportSchema.safeParse(raw);

@@ -23,6 +23,7 @@ import { registerReport } from './report.js';
 import { registerRun } from './run.js';
 import { registerRuns } from './runs.js';
 import { registerSchemas } from './schemas.js';
+import { registerSelftest } from './selftest.js';
 import { registerTask } from './task.js';
 import { registerValidate } from './validate.js';
 import { registerView } from './view.js';
@@ -54,6 +55,9 @@ export async function main(
     exitCode = c;
   });
   registerSchemas(program, io);
+  registerSelftest(program, io, (c) => {
+    exitCode = c;
+  });
   registerTask(program, io, (c) => {
     exitCode = c;
   });

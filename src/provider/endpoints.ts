@@ -2,8 +2,12 @@
 // run, src/provider/proxy.ts), in front of the scripted model server, a declared provider, or a
 // cassette being replayed. Everything that can fail on bad input fails here, before any trial.
 import { basename, join } from 'node:path';
+import { BEHAVIOURS, derivedBehaviour } from '../derived/behaviours.js';
+import { checkDerivedModel, type DerivedSource, derivedSource } from '../derived/source.js';
 import type { RunConfig } from '../run/config.js';
 import type { TrialSpec } from '../run/plan.js';
+import { isHarborLoaded, type LoadedTask } from '../task/load.js';
+import type { ResolvedTask } from '../task/patches.js';
 import { InfraError, UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import {
@@ -100,12 +104,61 @@ export function unscriptedTasks(
   return missing;
 }
 
-async function scriptedUpstreams(config: RunConfig, plan: TrialSpec[] = []) {
+/** Where derived models (`derived:golden`, ...) find the tasks' repositories. */
+export interface EndpointOptions {
+  /** NanoBench's cache (source clones); needed by derived models only. */
+  cacheDir?: string;
+  mirrorDir?: string;
+}
+
+const isDerived = (model: string) => model.startsWith('derived:');
+
+/**
+ * Derived models are built from each task when the run starts (or, in a queue worker, when the
+ * trial does): a behaviour that cannot be built for a planned task is refused here, naming both
+ * and why, as an unscripted task is.
+ */
+async function derivedFor(
+  config: RunConfig,
+  plan: TrialSpec[],
+  o: EndpointOptions,
+): Promise<DerivedSource | undefined> {
+  const models = config.models.filter((m) => m.provider === SCRIPTED && isDerived(m.model));
+  if (!models.length) return undefined;
+  for (const m of models) checkDerivedModel(m.model, BEHAVIOURS);
+  if (!o.cacheDir)
+    throw new UserError('NO_CACHE', "derived models need the cache of the tasks' repositories");
+  const source = derivedSource({ cacheDir: o.cacheDir, mirrorDir: o.mirrorDir ?? config.mirror });
+  for (const spec of plan) {
+    const behaviour = spec.provider === SCRIPTED ? derivedBehaviour(spec.model) : undefined;
+    if (!behaviour) continue;
+    if (isHarborLoaded(spec.task))
+      throw new UserError(
+        'UNBUILDABLE',
+        `scripted model "${spec.model}" cannot play Harbor task "${spec.task.task.task_id}": derived behaviours are built from a PR task's golden patch; leave the task out with --task`,
+      );
+    await source.prepare(spec.task as LoadedTask<ResolvedTask>);
+    const steps = await source.steps(spec.model, spec.task.task.task_id);
+    if (steps && 'unbuildable' in steps)
+      throw new UserError(
+        'UNBUILDABLE',
+        `scripted model "${spec.model}" cannot be built for task "${spec.task.task.task_id}": ${steps.unbuildable}; leave the task out with --task, or the model out`,
+      );
+  }
+  return source;
+}
+
+async function scriptedUpstreams(
+  config: RunConfig,
+  plan: TrialSpec[] = [],
+  o: EndpointOptions = {},
+) {
   const dir = config.scripts ?? DEFAULT_SCRIPTS_DIR;
   const scripts = await loadScripts(dir);
   const known = scripts.map((s) => s.model);
+  const derived = await derivedFor(config, plan, o);
   const missing = config.models
-    .filter((m) => m.provider === SCRIPTED && !known.includes(m.model))
+    .filter((m) => m.provider === SCRIPTED && !known.includes(m.model) && !isDerived(m.model))
     .map((m) => m.model);
   if (missing.length)
     throw new UserError(
@@ -127,7 +180,9 @@ async function scriptedUpstreams(config: RunConfig, plan: TrialSpec[] = []) {
       `scripted model "${first.model}" has no script for task "${first.task}"${more}: add a behaviour for it (or a "*") to its script in ${dir}, or leave the task out with --task`,
     );
   }
-  const server = await startScriptedServer(scripts);
+  const server = await startScriptedServer(scripts, {
+    ...(derived && { derived: { serves: isDerived, steps: derived.steps } }),
+  });
   const upstream = (baseUrl: string): Upstream => ({
     provider: SCRIPTED,
     kind: 'openai-compatible',
@@ -137,9 +192,12 @@ async function scriptedUpstreams(config: RunConfig, plan: TrialSpec[] = []) {
     temperature: 0,
     headers: {},
   });
-  const upstreamFor: UpstreamFor = (spec) => ({
-    upstream: upstream(server.baseUrlFor(spec.task.task.task_id, spec.attempt)),
-  });
+  const upstreamFor: UpstreamFor = (spec) => {
+    // The trial starts: its task's behaviours are derived now unless the plan did it already.
+    if (derived && isDerived(spec.model) && !isHarborLoaded(spec.task))
+      derived.prepare(spec.task as LoadedTask<ResolvedTask>).catch(() => {});
+    return { upstream: upstream(server.baseUrlFor(spec.task.task.task_id, spec.attempt)) };
+  };
   const preflightFor: PreflightFor = (_provider, model) => ({
     upstream: upstream(server.preflightUrl()),
     keyFix: `scripted model "${model}" refuses every request: its script in ${dir} says "refuse"`,
@@ -210,6 +268,7 @@ export async function startEndpoints(
   config: RunConfig,
   llmAgent: boolean,
   plan?: TrialSpec[],
+  options: EndpointOptions = {},
 ): Promise<Endpoints> {
   if (!llmAgent) return NONE;
   const providers = [...new Set(config.models.map((m) => m.provider))];
@@ -231,7 +290,7 @@ export async function startEndpoints(
         secrets = d.secrets;
       }
       if (providers.includes(SCRIPTED)) {
-        const s = await scriptedUpstreams(config, plan);
+        const s = await scriptedUpstreams(config, plan, options);
         upstreams.set(SCRIPTED, s.upstreamFor);
         preflights.set(SCRIPTED, s.preflightFor);
         closers.push(s.close);

@@ -51,6 +51,18 @@ export interface ScriptedServerOptions {
   slowDelayMs?: number;
   /** Serve HTTPS with this key and certificate (PEM) instead of HTTP. */
   tls?: { key: string; cert: string };
+  /**
+   * Replies of models that are not in `scripts` but derived from the task (`derived:golden`,
+   * src/derived/): undefined when the model is not one, an `unbuildable` reason when the
+   * behaviour cannot be built for the task.
+   */
+  derived?: DerivedReplies;
+}
+
+export interface DerivedReplies {
+  /** Whether the server should answer for this model name. */
+  serves(model: string): boolean;
+  steps(model: string, taskId: string): Promise<Step[] | { unbuildable: string } | undefined>;
 }
 
 export interface ScriptedServer {
@@ -167,6 +179,8 @@ export async function startScriptedServer(
     }
     const model = found.route.model ?? (typeof body.model === 'string' ? body.model : '');
     rec.model = model;
+    const derived = opts.derived?.serves(model) ? opts.derived : undefined;
+    if (derived) return serveDerived(derived, model, body, rec, res, found.route.stream, fail);
     const script = byModel.get(model);
     if (!script) {
       const known = [...byModel.keys()].join(', ') || '(none)';
@@ -221,6 +235,53 @@ export async function startScriptedServer(
       sendScriptedFailure(found.kind, res, step.fail, promptTokens, model, step.retry_after_sec);
       return Object.assign(rec, { status: res.statusCode, outcome: `fail:${step.fail}` });
     }
+    sendStep(step, model, body, rec, res, found.kind, promptTokens, found.route.stream);
+  }
+
+  /** A derived model's turn: the task's derived step, or why there is none. */
+  async function serveDerived(
+    derived: DerivedReplies,
+    model: string,
+    body: Record<string, unknown>,
+    rec: RecordedRequest,
+    res: ServerResponse,
+    routeStream: boolean | undefined,
+    fail: (status: number, message: string, code: string) => void,
+  ) {
+    rec.stepIndex = SCRIPTED_FORMATS[rec.kind!].turns(body);
+    const promptTokens = tokens(JSON.stringify(body));
+    const steps = rec.preflight ? [{ final: 'OK' }] : await derived.steps(model, rec.taskId ?? '');
+    if (!steps)
+      return fail(
+        404,
+        `The scripted model server has no derived behaviour "${model}" for task "${rec.taskId ?? '(default)'}"`,
+        'task_not_scripted',
+      );
+    if ('unbuildable' in steps)
+      return fail(
+        404,
+        `"${model}" cannot be built for task "${rec.taskId}": ${steps.unbuildable}`,
+        'unbuildable',
+      );
+    const step = steps[rec.stepIndex] ?? DONE;
+    if ('fail' in step && step.fail !== 'slow') {
+      sendScriptedFailure(rec.kind!, res, step.fail, promptTokens, model, step.retry_after_sec);
+      return Object.assign(rec, { status: res.statusCode, outcome: `fail:${step.fail}` });
+    }
+    sendStep(step, model, body, rec, res, rec.kind!, promptTokens, routeStream);
+  }
+
+  function sendStep(
+    step: Step,
+    model: string,
+    body: Record<string, unknown>,
+    rec: RecordedRequest,
+    res: ServerResponse,
+    kind: ProviderKind,
+    promptTokens: number,
+    routeStream: boolean | undefined,
+  ) {
+    const format = SCRIPTED_FORMATS[kind];
     const reply = replyFor(step);
     const completionTokens = tokens(
       reply.content + reply.calls.map((c) => c.tool + JSON.stringify(c.args)).join(''),
@@ -235,7 +296,7 @@ export async function startScriptedServer(
       input: promptTokens,
       output: completionTokens,
       id,
-      stream: found.route.stream ?? body.stream === true,
+      stream: routeStream ?? body.stream === true,
     });
     Object.assign(rec, {
       status: 200,

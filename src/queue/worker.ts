@@ -12,10 +12,10 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Job, Worker } from 'bullmq';
 import type { RunConfig } from '../run/config.js';
-import { RunPaths } from '../run/paths.js';
-import { runTrial } from '../run/trial.js';
 import { type RunWiring, wireRun } from '../run/wiring.js';
 import type { TrialRecord } from '../store/store.js';
+import { RunPaths } from '../trial/paths.js';
+import { runTrial } from '../trial/run-trial.js';
 import { actAsWorker } from '../util/execution.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { packArtifacts } from './artifacts.js';
@@ -79,6 +79,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       // This machine's sandbox, chosen by the run's --sandbox (bwrap must work here too).
       ctx = wireRun(config, {
         log: o.log,
+        cacheDir: paths.cacheDir,
+        mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
         protectedPaths: [workDir, paths.root, paths.cacheDir, ...config.datasets],
       });
       ctx.catch(() => contexts.delete(key)); // a broken build may be fixed; try again next job

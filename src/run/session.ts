@@ -17,6 +17,8 @@ import {
   loadAnyDataset,
 } from '../task/load.js';
 import { loadManifest, type Manifest } from '../task/manifest.js';
+import type { RunPaths } from '../trial/paths.js';
+import { STAGES } from '../trial/stages.js';
 import { UserError } from '../util/errors.js';
 import { redactUrl } from '../util/redact-url.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
@@ -24,7 +26,6 @@ import { resolveTasks } from '../workspace/resolve-tasks.js';
 import type { RunConfig } from './config.js';
 import { acquireRunLease, type LeaseHandle } from './lease.js';
 import { endLeftovers } from './leftovers.js';
-import type { RunPaths } from './paths.js';
 import {
   planTrials,
   type RunnableTask,
@@ -41,7 +42,6 @@ import {
   type StoredRunConfig,
 } from './stored-config.js';
 import { taskMetaSnapshot } from './task-meta.js';
-import { STAGES } from './trial-phases.js';
 import { type RunWiring, wireRun } from './wiring.js';
 
 export interface SessionHooks {
@@ -54,6 +54,8 @@ export interface SessionHooks {
   log?: (line: string) => void;
   /** The demo: --sandbox auto may fall back for scripted models (WiringOptions). */
   scriptedFallback?: boolean;
+  /** Plan only the trials this keeps (selftest: the behaviours that can be built per task). */
+  keepTrial?: (spec: TrialSpec) => boolean;
   /** Who runs the trials when not this process's local pool (a queue of workers). */
   executorFor?: (o: {
     runId: string;
@@ -233,7 +235,8 @@ export async function runSession(
     isHarborLoaded(t) ? t : resolved.find((r) => r.task.task_id === t.task.task_id)!,
   );
   const agentInfo = (await agent.describe?.()) ?? {};
-  const fullPlan = planTrials(tasks, agent.name, config.models, config.modes, config.runs, states);
+  const planned = planTrials(tasks, agent.name, config.models, config.modes, config.runs, states);
+  const fullPlan = hooks.keepTrial ? planned.filter(hooks.keepTrial) : planned;
   if (fullPlan.length === 0)
     throw new UserError(
       'EMPTY_PLAN',
@@ -279,6 +282,7 @@ export async function runSession(
       plan,
       log: hooks.log,
       scriptedFallback: hooks.scriptedFallback,
+      cacheDir: paths.cacheDir,
       protectedPaths: [paths.root, paths.cacheDir, ...new Set(tasks.map((t) => t.datasetDir))],
     });
     const { sandbox, endpoints } = wiring;

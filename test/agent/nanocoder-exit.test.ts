@@ -175,4 +175,11 @@ describe('the --json report schema (zod and schemas/nanocoder-report.schema.json
     expect(parseNanocoderReport('  \n')).toMatchObject({ ok: false, empty: true });
     expect(parseNanocoderReport('[info] log line\n{}')).toMatchObject({ ok: false, empty: false });
   });
+
+  it('a report cut short says so, with its size', () => {
+    const whole = JSON.stringify({ ...good, finalText: 'x'.repeat(300_000) }, null, 2);
+    const r = parseNanocoderReport(whole.slice(0, 219_264));
+    expect(r).toMatchObject({ ok: false, empty: false });
+    if (!r.ok) expect(r.error).toMatch(/--json report cut short after 219264 bytes/);
+  });
 });

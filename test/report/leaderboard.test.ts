@@ -34,7 +34,8 @@ function model(
       model: name,
       label: pass(i) ? 'pass' : 'incorrect_fix',
       score: pass(i) ? 1 : 0,
-      ...over,
+      // the proxy's flattened counts (tokens_in, cost_usd) ride along as a report reads them
+      ...(over as Parameters<typeof trial>[0]),
     }),
   ) as ReportTrial[];
 }
