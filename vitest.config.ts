@@ -23,6 +23,7 @@ const E2E = [
   'test/view/cli.test.ts',
   'test/report/results-schema.test.ts',
   'test/provider/proxy-kinds-cli.test.ts',
+  'test/support/temp-dirs.test.ts',
 ];
 
 export default defineConfig({
@@ -32,6 +33,8 @@ export default defineConfig({
     // e2e tests spawn git, test runners and Nanocoder; two cores only.
     maxWorkers: 2,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // A TMPDIR of its own per test file, removed after it (nothing is left under the system tmp).
+    setupFiles: ['./test/support/temp-dirs.ts'],
     projects: [
       {
         extends: true,

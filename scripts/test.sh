@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 
 say() { echo "npm test: $*" >&2; }
 is_root() { [ "$(id -u)" = 0 ]; }
+# What to undo when the script ends, however it ends (the private Redis, the suite's temp dirs).
+at_exit=()
+on_exit() { for step in "${at_exit[@]}"; do "$step" || true; done; }
+trap on_exit EXIT
 
 # What the tests need, and the Debian package that provides it:
 #   redis-server    the queue tests (test/queue, test/e2e/distributed) against a real Redis
@@ -112,7 +116,7 @@ else
     kill "$redis_pid" 2>/dev/null && wait "$redis_pid" 2>/dev/null
     rm -rf "$redis_dir"
   }
-  trap stop_redis EXIT
+  at_exit+=(stop_redis)
   trap 'exit 130' INT
   trap 'exit 143' TERM
   for i in $(seq 100); do
@@ -142,5 +146,40 @@ else
   say "podman does not work here ($(podman info 2>&1 | tail -n 1)): the container tests will be skipped"
 fi
 
+# Nothing left behind. The tests make their temporary directories under a TMPDIR of their own and,
+# for what must live outside /tmp, under NANOBENCH_TEST_VAR_TMP (each test file gets one of each
+# below these, removed after it: test/support/temp-dirs.ts). Whatever is still there after vitest,
+# and any mount below them or the checkout, was left behind: named, removed, and the run fails.
+suite_tmp=$(mktemp -d "${TMPDIR:-/tmp}/nanobench-suite.XXXXXX")
+suite_var=$(mktemp -d /var/tmp/nanobench-suite.XXXXXX)
+chmod 1777 "$suite_tmp" "$suite_var" # as /tmp: some tests run NanoBench as nobody
+left_behind() {
+  find "$suite_tmp" "$suite_var" -mindepth 1 -maxdepth 1 -printf 'directory or file %p\n'
+  awk -v roots="$suite_tmp/ $suite_var/ $(pwd -P)/" \
+    'BEGIN { n = split(roots, r, " ") }
+     { for (i = 1; i <= n; i++) if (index($5 "/", r[i]) == 1) { print "mount " $5; next } }' \
+    /proc/self/mountinfo
+}
+remove_suite_dirs() {
+  # Deepest mount first; a busy one is detached (freed when its last user exits).
+  local m
+  for m in $(awk '{ print $5 }' /proc/self/mountinfo | grep -E "^($suite_tmp|$suite_var)(/|$)" | sort -r); do
+    umount "$m" 2>/dev/null || umount -l "$m" || fusermount3 -uz "$m"
+  done
+  rm -rf "$suite_tmp" "$suite_var"
+}
+at_exit+=(remove_suite_dirs)
+before=$(left_behind)
+
 say "Chromium: $CHROMIUM; $(bwrap --version); $(podman --version)"
-npx vitest run "$@"
+status=0
+TMPDIR=$suite_tmp NANOBENCH_TEST_VAR_TMP=$suite_var npx vitest run "$@" || status=$?
+
+left=$(comm -13 <(sort <<<"$before") <(sort <<<"$(left_behind)") | sed '/^$/d')
+remove_suite_dirs
+if [ -n "$left" ]; then
+  say "the tests left $(wc -l <<<"$left") thing(s) behind (now removed); release them in the test that made them:"
+  sed 's/^/  /' <<<"$left" >&2
+  [ "$status" != 0 ] || status=1
+fi
+exit "$status"

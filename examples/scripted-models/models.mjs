@@ -176,8 +176,9 @@ export const MODELS = {
     description:
       'Scripted stand-in, not a model: replays a fixed script. On every example task it explores ' +
       'the repository and reads the relevant sources, then edits only README.md (documenting the ' +
-      "problem instead of fixing it), a file in no task's required_files. Expected: zero_signal in " +
-      'both modes: it reads only a few files, too few for insufficient_context_read.',
+      "problem instead of fixing it), a file in no task's required_files. Expected: zero_signal " +
+      '(hinted) and insufficient_context_read (navigation), without the context_explosion flag: ' +
+      'it reads only a few files.',
     tasks: {
       'textkit-001': readmeOnly(
         'textkit-001',
@@ -207,7 +208,8 @@ export const MODELS = {
       'Scripted stand-in, not a model: replays a fixed script. On every example task it reads ten ' +
       "or more files around the repository, none of the task's required_files, then writes the " +
       "same README.md note as wrong-files. Expected: zero_signal (hinted) and " +
-      'insufficient_context_read (navigation: many files read, no required file changed).',
+      'insufficient_context_read flagged context_explosion (navigation: many files read, no ' +
+      'required file changed).',
     tasks: {
       'textkit-001': wander(
         'textkit-001',

@@ -1,9 +1,11 @@
 // `command:<shell>`: runs a shell command in the workspace. Used for scripted agents in tests
 // and for wrapping other agents. The task travels in NANOBENCH_* variables; the prompt in a file
-// (NANOBENCH_PROMPT_FILE) and on stdin, and in NANOBENCH_PROMPT too when it is short.
+// (NANOBENCH_PROMPT_FILE) and on stdin, and in NANOBENCH_PROMPT too when it is short. Nothing else
+// of NanoBench's environment but its allow-list (agent-env.ts).
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { agentEnv } from './agent-env.js';
 import { runProcessGroup } from './process-group.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
@@ -28,8 +30,7 @@ export function commandAgent(command: string, baseDir = process.cwd()): Agent {
       // visible read-write inside the sandbox at the same path.
       const promptFile = join(ctx.scratchDir, 'prompt.md');
       await writeFile(promptFile, ctx.prompt);
-      const env: Record<string, string> = {
-        ...(process.env as Record<string, string>),
+      const env = agentEnv({
         ...ctx.env,
         HOME: `${ctx.scratchDir}/home`,
         NANOBENCH_TASK_ID: ctx.task.task_id,
@@ -37,7 +38,7 @@ export function commandAgent(command: string, baseDir = process.cwd()): Agent {
         NANOBENCH_ATTEMPT: String(ctx.attempt),
         NANOBENCH_PROMPT_FILE: promptFile,
         NANOBENCH_PROMPT: ctx.prompt,
-      };
+      });
       // A long prompt is left out rather than cut: an agent must not work from half the task.
       if (Buffer.byteLength(ctx.prompt) > MAX_ENV_PROMPT_BYTES) delete env.NANOBENCH_PROMPT;
       const sh = ctx.sandbox?.wrap('/bin/sh', ['-c', resolved], readOnly) ?? {

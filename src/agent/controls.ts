@@ -3,6 +3,7 @@
 import { isHarborTask } from '../harbor/task.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { applyPatch } from '../util/git.js';
+import { agentEnv } from './agent-env.js';
 import { runProcessGroup } from './process-group.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
@@ -58,7 +59,7 @@ async function solveHarbor(ctx: AgentContext, start: number): Promise<AgentResul
     timeoutMs: ctx.timeoutSec * 1000,
     signal: ctx.signal,
     tag: ctx.sandbox?.tag,
-    env: { ...(process.env as Record<string, string>), ...ctx.env, HOME: `${ctx.scratchDir}/home` },
+    env: agentEnv({ ...ctx.env, HOME: `${ctx.scratchDir}/home` }),
   });
   const failed = r.exitCode !== 0 || r.timedOut;
   return done(start, {

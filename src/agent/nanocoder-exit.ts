@@ -2,6 +2,7 @@
 // line on stderr (Nanocoder's error-parser wording), so they are classified from that text.
 // Patterns come from outputs captured from the real binary (test/fixtures/nanocoder/).
 
+import { classifyError, type ErrorClass, type Refusal, refusalOf } from '../provider/kinds.js';
 import type { NanocoderReport } from './nanocoder-report.js';
 import type { ExitKind } from './types.js';
 
@@ -26,9 +27,16 @@ const STDERR_RULES: [RegExp, ExitKind][] = [
     /maximum context length|exceeds the available context size|Context too large|prompt is too long|exceeds the maximum number of tokens/i,
     'context_exceeded',
   ],
-  // Nanocoder prints "Rate limit: <message>" for 429s mentioning quota or a usage limit.
-  [/exceeded your current quota|Rate limit: .*usage limit/i, 'quota_exceeded'],
+  // Nanocoder prints "Rate limit: <message>" for 429s mentioning quota or a usage limit, "Request
+  // failed (402): ..." for a 402, and Anthropic's empty balance is a 400 "Bad request: ...".
+  [
+    /exceeded your current quota|Rate limit: .*(usage limit|quota)|Request failed \(402\)|credit balance is too low/i,
+    'quota_exceeded',
+  ],
   [/Rate limit exceeded/i, 'rate_limited'],
+  // Its wording for 401, 403 and 404 (dist/ai-sdk-client/error-handling/error-parser.js).
+  [/Authentication failed: |Access forbidden: /, 'auth_failed'],
+  [/Model not found: /, 'model_not_found'],
   // Anthropic's 529 "Overloaded" is not one of the statuses Nanocoder calls a server error.
   [/Server error:|Request failed \(5\d\d\)/, 'server_error'],
   // "other side closed": undici's message when the server drops the connection without replying.
@@ -62,35 +70,41 @@ export function classifyNanocoderExit(f: NanocoderExitFacts): ExitKind {
   return 'error';
 }
 
-const STOPPING: ExitKind[] = ['context_exceeded', 'rate_limited', 'quota_exceeded'];
-
-const FROM_CLASS: Record<string, ExitKind> = {
-  context_length: 'context_exceeded',
-  rate_limit: 'rate_limited',
-  quota: 'quota_exceeded',
+/** The provider's refusal behind each exit kind Nanocoder names (its own words). */
+const FROM_REFUSAL: Record<Refusal, ExitKind> = {
+  auth: 'auth_failed',
+  billing: 'quota_exceeded',
+  model_not_found: 'model_not_found',
+  rate_limited: 'rate_limited',
+  server_error: 'server_error',
 };
+
+/** What the proxy saw the trial end on: the last reply, when it failed. */
+export interface LastError {
+  status: number;
+  message: string;
+  /** The proxy's reading in the provider's own format; records from before it have none. */
+  class?: string;
+}
+
+/** The provider's refusal in the last reply, read from its status and its format's error. */
+export function refusalIn(last: LastError): Refusal | undefined {
+  const cls = (last.class as ErrorClass | undefined) ?? classifyError(last.status, last.message);
+  return refusalOf(last.status, cls);
+}
 
 /**
  * The agent's own wording decides first. When it only says "error", the provider proxy's record
- * of the last reply is a neutral second witness: a 429 or a context-length 400 there means the
- * agent stopped on the provider, which scoring rule 1 needs to know. The proxy classifies the
- * reply in its provider's own format (`class`); records from before that have status and text.
+ * of the last reply is a neutral second witness: a context-length 400 there means the agent
+ * stopped on a full context (scoring rule 1), a 401, 402, 404, 429 or 5xx that the provider
+ * refused service (an infra error, src/run/trial-phases.ts).
  */
-export function exitKindWithProxy(
-  kind: ExitKind,
-  lastError?: { status: number; message: string; class?: string },
-): ExitKind {
+export function exitKindWithProxy(kind: ExitKind, lastError?: LastError): ExitKind {
   if (kind !== 'error' || !lastError) return kind;
-  if (lastError.class) return FROM_CLASS[lastError.class] ?? kind;
-  const seen =
-    classifyMessage(lastError.message) ??
-    (/maximum context length|context_length_exceeded|context size/i.test(lastError.message)
-      ? 'context_exceeded'
-      : undefined) ??
-    (lastError.status === 429
-      ? /quota/i.test(lastError.message)
-        ? 'quota_exceeded'
-        : 'rate_limited'
-      : undefined);
-  return seen && STOPPING.includes(seen) ? seen : kind;
+  const cls =
+    (lastError.class as ErrorClass | undefined) ??
+    classifyError(lastError.status, lastError.message);
+  if (cls === 'context_length') return 'context_exceeded';
+  const refusal = refusalOf(lastError.status, cls);
+  return refusal ? FROM_REFUSAL[refusal] : kind;
 }

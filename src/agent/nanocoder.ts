@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_KIND, KINDS } from '../provider/kinds.js';
 import { UserError } from '../util/errors.js';
+import { agentEnv } from './agent-env.js';
 import { classifyNanocoderExit } from './nanocoder-exit.js';
 import { prepareKind } from './nanocoder-kinds.js';
 import { parseNanocoderReport } from './nanocoder-report.js';
@@ -273,7 +274,7 @@ export class NanocoderAgent implements Agent {
     await writeFile(path.join(dirs.config, 'agents.config.json'), config);
     const setup = await prepareKind(kind, dirs.config, ctx.provider, ctx.endpoint);
 
-    const env: Record<string, string> = { ...ctx.env };
+    const env = agentEnv(ctx.env);
     for (const k of Object.keys(env)) if (k.startsWith('NANOCODER_')) delete env[k]; // incl. LOG_LEVEL
     Object.assign(env, {
       PATH: [path.dirname(node.path), ctx.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin'].join(

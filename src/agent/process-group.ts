@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { EXECUTION_VAR, executionDead, parseExecution, thisExecution } from '../util/execution.js';
 
 export interface GroupRunOptions {
   command: string;
@@ -30,6 +31,7 @@ export interface GroupRunOptions {
 export const TAG_VAR = 'NANOBENCH_PROCESS_TAG';
 /** Every process a sandbox session starts also carries its run's id (see killRunLeftovers). */
 export const RUN_ID_VAR = 'NANOBENCH_RUN_ID';
+export { EXECUTION_VAR };
 
 export interface GroupRunResult {
   exitCode: number | null;
@@ -98,27 +100,38 @@ export function findTagged(tag: string): Promise<number[]> {
 
 /** Pids of live processes (other than us) whose initial environment holds `name=value`. */
 async function findByEnv(name: string, value: string): Promise<number[]> {
-  const needle = Buffer.from(`\0${name}=${value}\0`);
+  return (await scanEnv(name)).filter((p) => p.env.get(name) === value).map((p) => p.pid);
+}
+
+/** Live processes (other than us) whose initial environment sets `name`, with that environment. */
+async function scanEnv(name: string): Promise<{ pid: number; env: Map<string, string> }[]> {
+  const needle = Buffer.from(`\0${name}=`);
   let entries: string[];
   try {
     entries = await readdir('/proc');
   } catch {
     return [];
   }
-  const pids: number[] = [];
+  const found: { pid: number; env: Map<string, string> }[] = [];
   await Promise.all(
     entries.map(async (e) => {
       const pid = Number(e);
       if (!Number.isInteger(pid) || pid === process.pid) return;
       try {
-        const env = await readFile(`/proc/${pid}/environ`);
-        if (Buffer.concat([Buffer.from([0]), env]).includes(needle)) pids.push(pid);
+        const raw = Buffer.concat([Buffer.from([0]), await readFile(`/proc/${pid}/environ`)]);
+        if (!raw.includes(needle)) return;
+        const env = new Map<string, string>();
+        for (const kv of raw.toString('utf8').split('\0')) {
+          const eq = kv.indexOf('=');
+          if (eq > 0) env.set(kv.slice(0, eq), kv.slice(eq + 1));
+        }
+        found.push({ pid, env });
       } catch {
         // gone, or not ours to read
       }
     }),
   );
-  return pids;
+  return found;
 }
 
 async function killTagged(tag: string, sig: NodeJS.Signals): Promise<void> {
@@ -126,10 +139,19 @@ async function killTagged(tag: string, sig: NodeJS.Signals): Promise<void> {
 }
 
 async function killByEnv(name: string, value: string, sig: NodeJS.Signals): Promise<number[]> {
+  return killWhere(name, (env) => env.get(name) === value, sig);
+}
+
+/** Signals every live process whose environment sets `name` and passes `match`. */
+async function killWhere(
+  name: string,
+  match: (env: Map<string, string>) => boolean,
+  sig: NodeJS.Signals,
+): Promise<number[]> {
   const killed = new Set<number>();
   // A few passes: a process may fork while we scan.
   for (let pass = 0; pass < 3; pass++) {
-    const pids = await findByEnv(name, value);
+    const pids = (await scanEnv(name)).filter((p) => match(p.env)).map((p) => p.pid);
     if (pids.length === 0) break;
     for (const pid of pids) {
       try {
@@ -142,15 +164,32 @@ async function killByEnv(name: string, value: string, sig: NodeJS.Signals): Prom
 }
 
 /**
- * SIGKILLs every live process of run `runId`: all that a sandbox session started carry
- * RUN_ID_VAR. For a run resumed after NanoBench itself was killed (kill -9, the OOM killer, a
- * CI cancel). Under bwrap and in a pid namespace nothing is left by then (the namespace dies with
- * its launcher); this sweep is what remains where no namespace could be made (see
- * workspace/sandbox/contain.ts), and it misses a process that wiped its environment.
+ * SIGKILLs the live processes that dead executions of run `runId` left: every process a sandbox
+ * session (or an install command) starts carries RUN_ID_VAR and EXECUTION_VAR. For a run resumed
+ * after NanoBench itself was killed (kill -9, the OOM killer, a CI cancel). Under bwrap and in a
+ * pid namespace nothing is left by then (the namespace dies with its launcher); this sweep is
+ * what remains where no namespace could be made (see workspace/sandbox/contain.ts), and it
+ * misses a process that wiped its environment. Processes of a live execution (the run's own
+ * previous holder still stopping, a queue worker working on the run) and of workers (whose
+ * leftovers the next worker ends, src/queue/worker-dirs.ts) are never touched; so is a process
+ * that names no execution (it cannot be told apart from a live one).
  */
 export function killRunLeftovers(runId: string): Promise<number[]> {
   if (!runId) return Promise.resolve([]);
-  return killByEnv(RUN_ID_VAR, runId, 'SIGKILL');
+  return killWhere(
+    RUN_ID_VAR,
+    (env) => {
+      if (env.get(RUN_ID_VAR) !== runId) return false;
+      const e = parseExecution(env.get(EXECUTION_VAR));
+      return e?.role === 'run' && executionDead(e);
+    },
+    'SIGKILL',
+  );
+}
+
+/** SIGKILLs every live process that execution `id` started (a dead worker's, say). */
+export function killExecutionLeftovers(id: string): Promise<number[]> {
+  return killByEnv(EXECUTION_VAR, id, 'SIGKILL');
 }
 
 /**
@@ -210,7 +249,7 @@ export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResul
   // human.
   const child = spawn(o.command, o.args, {
     cwd: o.cwd,
-    env: { ...o.env, [TAG_VAR]: tag },
+    env: { ...o.env, [TAG_VAR]: tag, [EXECUTION_VAR]: thisExecution() },
     stdio: [o.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     detached: true,
   });

@@ -14,7 +14,12 @@ export type ExitKind =
   | 'error'
   | 'context_exceeded'
   | 'rate_limited'
+  /** A quota or the account's credit is exhausted (HTTP 402, a quota 429, Anthropic's balance). */
   | 'quota_exceeded'
+  /** The provider refused the key (HTTP 401 or 403). */
+  | 'auth_failed'
+  /** The provider has no such model (HTTP 404). */
+  | 'model_not_found'
   | 'server_error'
   | 'unreachable'
   | 'request_timeout'

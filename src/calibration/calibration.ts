@@ -275,7 +275,7 @@ export function calibrate(
 export function readStoredRuns(dbs: string[]): StoredRun[] {
   const out: StoredRun[] = [];
   for (const db of dbs) {
-    const store = Store.open(db, { mustExist: true });
+    const store = Store.open(db, { reader: true });
     try {
       for (const run of store.listRuns()) out.push({ run, trials: store.trialOutcomes(run.id) });
     } finally {

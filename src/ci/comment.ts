@@ -1,9 +1,10 @@
-// The pull-request comment: a verdict line, the pass rates per provider/model/mode (with the
-// base run beside them when there is one), the failure taxonomy and the infra errors. A hidden
-// marker lets `ci comment` find and update its own comment instead of adding another.
-// The verdict is the interval-overlap rule (src/stats/wilson.ts): a change counts only when the
-// two 95% Wilson intervals do not overlap, on the tasks both runs ran, without undersampled tier
-// 3-4 cells. Labels follow the Level-4 audit policy, as every report's do, and the comment says
+// The pull-request comment: a verdict line over groups (never a pooled row), what the comparison
+// could detect, the pass rates per provider/model/mode (with the base run beside them when there is
+// one), the failure taxonomy and the infra errors. A hidden marker lets `ci comment` find and
+// update its own comment instead of adding another.
+// With a base, the comment is `nanobench compare`'s comparison (compareRuns: shared cells only,
+// undersampled tier 3-4 cells left out, the paired verdict beside the overlap one, --rule picking
+// which counts). Labels follow the Level-4 audit policy, as every report's do, and the comment says
 // which audit (agreement, sample size) and which scoring rules.
 import {
   type AuditSummary,
@@ -12,10 +13,12 @@ import {
   auditSummary,
   stricterAudit,
 } from '../audit/policy.js';
+import { agentsOf, headline, powerSentence, pText, ruleSentence } from '../report/compare-words.js';
+import { ciText, modelName, ppInterval, ppText } from '../report/format.js';
 import { readRunConfig } from '../run/stored-config.js';
-import { type Rate, rateOf, tallyBy } from '../stats/aggregate.js';
-import { compareRuns, type GroupComparison } from '../stats/compare.js';
-import type { Verdict } from '../stats/wilson.js';
+import { joinKey, type Rate, splitKey, tallyBy } from '../stats/aggregate.js';
+import { type Comparison, compareRuns, type Rule } from '../stats/compare.js';
+import { type TaskWeightedRate, taskResults, taskWeightedRate } from '../stats/tasks.js';
 import type { AuditRecord, RunRecord, TrialRecord } from '../store/store.js';
 
 export const COMMENT_MARKER = '<!-- nanobench -->';
@@ -29,64 +32,86 @@ export interface CommentSide {
   audit?: AuditRecord;
 }
 
-interface Row {
-  group: string;
-  candidate: Rate;
-  base?: Rate;
-  verdict?: Verdict;
-}
-
-const groupName = (provider: string, model: string, mode: string | null) =>
-  `${provider === 'none' ? '(no model)' : `${provider}/${model}`} · ${mode ?? 'all'}`;
+const groupName = (provider: string, model: string, mode: string) =>
+  `${provider === 'none' ? '(no model)' : `${provider}/${model}`} · ${mode}`;
 
 /** With a base: the same comparison as `nanobench compare` (shared cells only). */
-function comparedRows(
-  cand: CommentSide,
-  base: CommentSide,
-  audit: AuditSummary | null,
-): { rows: Row[]; warnings: string[] } {
-  const c = compareRuns(
+function compared(cand: CommentSide, base: CommentSide, audit: AuditSummary | null, rule: Rule) {
+  return compareRuns(
     { id: base.run.id, config: base.run.config, trials: base.trials, tiers: base.tiers },
     { id: cand.run.id, config: cand.run.config, trials: cand.trials, tiers: cand.tiers },
     audit,
+    { rule },
   );
-  const row = (g: GroupComparison, name: string): Row => ({
-    group: name,
-    candidate: g.candidate,
-    base: g.base,
-    verdict: g.verdict,
-  });
-  return {
-    rows: [
-      ...c.groups.map((g) => row(g, groupName(g.provider, g.model, g.mode))),
-      row(c.overall, '**overall**'),
-    ],
-    warnings: c.warnings,
-  };
-}
-
-function aloneRows(cand: CommentSide): Row[] {
-  const groups = tallyBy(cand.trials, (t) => groupName(t.provider, t.model, t.mode));
-  return [
-    ...[...groups]
-      .sort((a, b) => a[0].localeCompare(b[0]))
-      .map(([group, t]) => ({ group, candidate: t.rate() })),
-    { group: '**overall**', candidate: rateOf(cand.trials) },
-  ];
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').replace(/[|`]/g, "'").slice(0, 600);
 const pct = (x: number) => `${Math.round(x * 100)}%`;
-const fmtRate = (r: Rate) =>
-  `${r.passed}/${r.scored} (${r.scored ? pct(r.passed / r.scored) : '—'}), CI ${pct(r.ci95.low)}–${pct(r.ci95.high)}`;
-const fmtMean = (r: Rate) => (r.mean_score === null ? '—' : r.mean_score.toFixed(2));
+const fmtTrials = (r: Rate, ci = true) =>
+  `${r.passed}/${r.scored} (${r.scored ? pct(r.passed / r.scored) : '—'})${ci ? `, CI ${pct(r.ci95.low)}–${pct(r.ci95.high)}` : ''}`;
+const fmtTasks = (r: TaskWeightedRate) =>
+  r.pass_rate === null ? '—' : `${pct(r.pass_rate)} [${ciText(r.ci95)}]`;
 
-function headline(rs: Row[], hasBase: boolean): string {
-  if (!hasBase) return 'no baseline given: pass rates only, no regression verdict';
-  const vs = rs.map((r) => r.verdict);
-  if (vs.includes('regression')) return '❌ **regression** (intervals do not overlap)';
-  if (vs.includes('improvement')) return '✅ **improvement** (intervals do not overlap)';
-  return '➖ **no change beyond noise**';
+function verdictLine(c: Comparison): string {
+  const n = c.groups.length;
+  const of = `${n} group${n === 1 ? '' : 's'}, ${c.rule} rule`;
+  if (c.regressions) return `❌ **regression** in ${c.regressions} of ${of}`;
+  if (c.improvements) return `✅ **improvement** in ${c.improvements} of ${of}`;
+  return n ? `➖ **no change beyond noise** (${of})` : '➖ **nothing compared**';
+}
+
+function comparedTable(c: Comparison): string[] {
+  const agents = agentsOf(c);
+  const lines = [
+    '| model · mode | tasks | base (each task once) | this PR | Δ paired [95% CI], p Holm | paired | overlap (trials, base → PR) |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const g of c.groups) {
+    const p = g.paired;
+    const delta = p.tasks
+      ? `${ppText(p.pass_rate.estimate)} ${ppInterval(p.pass_rate.ci95)}${p.p_holm === null ? '' : `, p ${pText(p.p_holm)}`}`
+      : '—';
+    lines.push(
+      `| ${oneLine(modelName(g.provider, g.model, agents))} · ${g.mode} | ${p.tasks} | ${fmtTasks(g.base_tasks)} | ${fmtTasks(g.candidate_tasks)} | ${delta} | ${p.verdict ?? 'cannot pair: overlap decides'} | ${fmtTrials(g.base)} → ${fmtTrials(g.candidate)}: ${g.overlap.verdict} |`,
+    );
+  }
+  return lines;
+}
+
+function aloneTable(cand: CommentSide): string[] {
+  const groups = [...tallyBy(cand.trials, (t) => joinKey(t.provider, t.model, t.mode))].sort(
+    (a, b) => (a[0] < b[0] ? -1 : 1),
+  );
+  const lines = [
+    '| model · mode | tasks | passed (each task once) [95% CI] | trials passed | mean score | infra errors |',
+    '|---|---|---|---|---|---|',
+  ];
+  const halves: number[] = [];
+  for (const [k, tally] of groups) {
+    const [provider, model, mode] = splitKey(k);
+    const r = tally.rate();
+    const t = taskWeightedRate(
+      taskResults(
+        cand.trials.filter((x) => x.provider === provider && x.model === model && x.mode === mode),
+      ),
+    );
+    if (t.half_width !== null) halves.push(t.half_width);
+    lines.push(
+      `| ${groupName(provider, model, mode)} | ${t.tasks} | ${fmtTasks(t)} | ${fmtTrials(r, false)} | ${t.mean_score === null ? '—' : t.mean_score.toFixed(2)} | ${r.errors} |`,
+    );
+  }
+  if (halves.length)
+    lines.push(
+      '',
+      `This run places each rate within ±${halfText(halves)} (the half-width of its 95% interval over tasks); differences smaller than that read as noise.`,
+    );
+  return lines;
+}
+
+function halfText(xs: number[]): string {
+  const lo = Math.round(Math.min(...xs) * 100);
+  const hi = Math.round(Math.max(...xs) * 100);
+  return lo === hi ? `${lo} pp` : `${lo}–${hi} pp`;
 }
 
 function buildOf(run: RunRecord): string {
@@ -139,7 +164,7 @@ export function viewLinks(viewUrl: string, candidate: string, base?: string): st
 export function commentBody(
   candidateSide: CommentSide,
   baseSide?: CommentSide,
-  opts: { viewUrl?: string } = {},
+  opts: { viewUrl?: string; rule?: Rule } = {},
 ): string {
   // One audit for both sides (the stricter), applied to every label the comment shows.
   const audit = auditSummary(stricterAudit(candidateSide.audit, baseSide?.audit));
@@ -149,38 +174,29 @@ export function commentBody(
   });
   const candidate = shown(candidateSide);
   const base = baseSide && shown(baseSide);
-  const { rows: rs, warnings } = base
-    ? comparedRows(candidate, base, audit)
-    : { rows: aloneRows(candidate), warnings: [] };
+  const c = base ? compared(candidate, base, audit, opts.rule ?? 'paired') : undefined;
   const lines = [
     COMMENT_MARKER,
     '### NanoBench',
     '',
-    `Verdict: ${headline(rs, Boolean(base))}`,
+    `Verdict: ${c ? verdictLine(c) : 'no baseline given: pass rates only, no regression verdict'}`,
     '',
+  ];
+  if (c) {
+    if (c.regressions || c.improvements) lines.push(oneLine(headline(c)), '');
+    if (c.groups.length) lines.push(oneLine(powerSentence(c)), '');
+  }
+  lines.push(
     base
       ? `This PR: run \`${candidate.run.id}\` (${buildOf(candidate.run)}) · base: run \`${base.run.id}\` (${buildOf(base.run)})`
       : `Run \`${candidate.run.id}\` (${buildOf(candidate.run)})`,
     '',
     ...(opts.viewUrl ? [viewLinks(opts.viewUrl, candidate.run.id, base?.run.id), ''] : []),
-  ];
-  for (const w of warnings) lines.push(`> ⚠ ${oneLine(w)}`, '');
+  );
+  for (const w of c?.warnings ?? []) lines.push(`> ⚠ ${oneLine(w)}`, '');
   // A collapsed taxonomy changes what the labels below mean: say so where it is seen.
   if (audit?.collapsed) lines.push(`> ${auditSentence(audit)}`, '');
-  if (base) {
-    lines.push('| model · mode | base passed | this PR passed | mean (base → PR) | verdict |');
-    lines.push('|---|---|---|---|---|');
-    for (const r of rs)
-      lines.push(
-        `| ${r.group} | ${fmtRate(r.base!)} | ${fmtRate(r.candidate)} | ${fmtMean(r.base!)} → ${fmtMean(r.candidate)} | ${r.verdict} |`,
-      );
-  } else {
-    lines.push('| model · mode | passed | mean score | infra errors |', '|---|---|---|---|');
-    for (const r of rs)
-      lines.push(
-        `| ${r.group} | ${fmtRate(r.candidate)} | ${fmtMean(r.candidate)} | ${r.candidate.errors} |`,
-      );
-  }
+  lines.push(...(c ? comparedTable(c) : aloneTable(candidate)));
   lines.push('', '<details><summary>Failure taxonomy</summary>', '');
   lines.push(
     ...taxonomy(candidate.trials, base?.trials),
@@ -197,7 +213,7 @@ export function commentBody(
       '',
     );
   lines.push(
-    '<sub>Pass rates with 95% Wilson intervals; a verdict needs non-overlapping intervals. Produced by `nanobench ci comment`.</sub>',
+    `<sub>${c ? oneLine(ruleSentence(c)) : 'Rates count each task once (its mean over runs), with a 95% interval over tasks.'} Produced by \`nanobench ci comment\`.</sub>`,
     '',
   );
   return lines.join('\n');

@@ -1,8 +1,9 @@
 // The GitHub REST calls behind `nanobench ci comment`: find our comment on a pull request by its
 // hidden marker, then update it (PATCH) or create it (POST), so a PR carries one NanoBench
 // comment however often the workflow runs. The token is sent, never printed: errors quote the
-// method, the path and GitHub's message only.
+// method, the path and GitHub's message only, with the token redacted from them.
 import { InfraError } from '../util/errors.js';
+import { redactor } from '../util/redact.js';
 
 export interface GitHubTarget {
   /** e.g. https://api.github.com (GitHub Enterprise: https://HOST/api/v3). */
@@ -27,6 +28,10 @@ interface IssueComment {
 
 async function call<T>(t: GitHubTarget, method: string, path: string, body?: unknown): Promise<T> {
   const url = `${t.apiUrl.replace(/\/+$/, '')}${path}`;
+  // An error body (or a proxy's) may echo the token it was sent.
+  const redact = redactor([t.token]);
+  const fail = (message: string) =>
+    new InfraError('github', redact(`${method} ${path}: ${message}`));
   let res: Response;
   try {
     res = await fetch(url, {
@@ -42,7 +47,7 @@ async function call<T>(t: GitHubTarget, method: string, path: string, body?: unk
       signal: AbortSignal.timeout(30_000),
     });
   } catch (e) {
-    throw new InfraError('github', `${method} ${path}: ${(e as Error).message}`);
+    throw fail((e as Error).message);
   }
   const text = await res.text();
   if (!res.ok) {
@@ -52,7 +57,7 @@ async function call<T>(t: GitHubTarget, method: string, path: string, body?: unk
     } catch {
       // not JSON: keep the start of the text
     }
-    throw new InfraError('github', `${method} ${path}: HTTP ${res.status} ${message}`);
+    throw fail(`HTTP ${res.status} ${message}`);
   }
   return (text ? JSON.parse(text) : undefined) as T;
 }

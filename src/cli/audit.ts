@@ -5,6 +5,7 @@ import type { AuditKey } from '../audit/export.js';
 import { exportAudit } from '../audit/export.js';
 import { AUDIT_AGREEMENT_REQUIRED } from '../audit/policy.js';
 import { reviewerLabels, scoreAudit } from '../audit/score.js';
+import { intOption } from '../run/config.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { writeUserFile } from '../util/write.js';
@@ -36,11 +37,9 @@ export function registerAudit(program: Command, io: Io): void {
     .option('--seed <seed>', 'seed of the sample (same seed, same sample)', 'nanobench')
     .option('--db <path>', 'results database', DEFAULT_DB)
     .action((o) => {
-      const n = Number(o.sample);
-      if (!Number.isInteger(n) || n < 1)
-        throw new UserError('BAD_OPTION', `--sample must be a positive integer, got "${o.sample}"`);
+      const n = intOption(o.sample, '--sample');
       const keyFile = o.key ?? `${o.out.replace(/\.json$/, '')}.key.json`;
-      const store = Store.open(o.db, { mustExist: true });
+      const store = Store.open(o.db, { reader: true });
       try {
         const { doc, key } = exportAudit(store, o.db, o.run, { sample: n, seed: o.seed });
         writeUserFile(o.out, `${JSON.stringify(doc, null, 2)}\n`, 'blinded items');

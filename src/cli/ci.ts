@@ -4,9 +4,10 @@ import type { Command } from 'commander';
 import { COMMENT_MARKER, type CommentSide, commentBody } from '../ci/comment.js';
 import { upsertComment } from '../ci/github.js';
 import { resolveTaskMeta } from '../report/task-meta.js';
+import { intOption } from '../run/config.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
-import { sameRun } from './compare.js';
+import { parseRule, sameRun } from './compare.js';
 import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
@@ -14,7 +15,7 @@ import { DEFAULT_DB } from './run.js';
 function loadSide(ref: string, defaultDb: string): CommentSide {
   const i = ref.lastIndexOf(':');
   const [db, id] = i > 0 ? [ref.slice(0, i), ref.slice(i + 1)] : [defaultDb, ref];
-  const store = Store.open(db, { mustExist: true });
+  const store = Store.open(db, { reader: true });
   try {
     const run = id === 'latest' ? store.latestRun() : store.getRun(id);
     if (!run)
@@ -40,6 +41,11 @@ export function registerCi(program: Command, io: Io): void {
     .description('write the pull-request comment for a run; post or update it on GitHub')
     .requiredOption('--run <ref>', 'the PR build\'s run: RUNID, "latest" or DB:RUNID')
     .option('--compare <ref>', "the base build's run, for the regression verdict")
+    .option(
+      '--rule <rule>',
+      'paired | overlap: which verdict the headline counts (as nanobench compare --rule)',
+      'paired',
+    )
     .option('--db <path>', 'results database for refs without DB:', DEFAULT_DB)
     .option('--repo <owner/name>', 'repository of the pull request')
     .option('--pr <n>', 'pull request number')
@@ -53,19 +59,20 @@ export function registerCi(program: Command, io: Io): void {
     .action(async (o) => {
       if (o.viewUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(o.viewUrl))
         throw new UserError('BAD_OPTION', `--view-url must be an http(s) URL, got "${o.viewUrl}"`);
+      const rule = parseRule(o.rule);
       const head = loadSide(o.run, o.db);
       const base = o.compare ? loadSide(o.compare, o.db) : undefined;
       if (base && base.run.id === head.run.id) throw sameRun(head.run.id, o.compare, o.run, o.db);
-      const body = commentBody(head, base, { viewUrl: o.viewUrl });
+      const body = commentBody(head, base, { viewUrl: o.viewUrl, rule });
       if (o.dryRun) {
         io.stdout.write(body);
         return;
       }
       if (!o.repo || !/^[\w.-]+\/[\w.-]+$/.test(o.repo))
         throw new UserError('BAD_OPTION', '--repo owner/name is needed to post (or use --dry-run)');
-      const pr = Number(o.pr);
-      if (!Number.isInteger(pr) || pr < 1)
-        throw new UserError('BAD_OPTION', `--pr must be a pull request number, got "${o.pr}"`);
+      if (o.pr === undefined)
+        throw new UserError('BAD_OPTION', '--pr N is needed to post (or use --dry-run)');
+      const pr = intOption(o.pr, '--pr');
       const token = process.env[o.tokenEnv];
       if (!token)
         throw new UserError(

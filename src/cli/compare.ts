@@ -1,10 +1,17 @@
 // `nanobench compare BASE CANDIDATE`: did the candidate run get better or worse than the base,
-// per provider/model/mode and overall, beyond noise? Each side is a run id in --db, or DB:RUNID.
+// per provider/model/mode, beyond noise? Each side is a run id in --db, or DB:RUNID. --rule picks
+// the verdict that counts (paired by default, or the whitepaper's interval overlap).
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { comparedAudit, compareSide } from '../report/compare-input.js';
 import { compareMarkdown } from '../report/compare-markdown.js';
-import { compareRuns, datasetVersionDifference, type RunSide } from '../stats/compare.js';
+import {
+  compareRuns,
+  datasetVersionDifference,
+  RULES,
+  type Rule,
+  type RunSide,
+} from '../stats/compare.js';
 import type { AuditRecord } from '../store/store.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
@@ -12,15 +19,33 @@ import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
 const EXIT_CODES = `
+Verdicts, per provider/model/mode (modes and models are never pooled):
+  paired   (default) each task compared with itself: a sign-flip test over the tasks both runs
+           scored, Holm-corrected over the groups of the comparison (family-wise alpha 0.05);
+           a group with fewer than 6 shared tasks cannot be paired and falls back to overlap
+  overlap  the whitepaper's rule: the 95% Wilson intervals of the pooled trials do not overlap
+Both verdicts are always shown; --rule decides which one counts for --fail-on-regression.
+
 Exit codes:
-  0  compared (with --fail-on-regression: no verdict is "regression")
-  1  --fail-on-regression and at least one verdict (a model/mode or overall) is "regression";
+  0  compared (with --fail-on-regression: no group's verdict, by the rule, is "regression")
+  1  --fail-on-regression and at least one group's verdict (by --rule) is "regression";
      a difference inside the noise never fails
   2  usage error (unknown run or database, bad option, the same run twice, runs over different
      dataset versions without --across-versions)
 
 BASE and CANDIDATE are run ids in --db, "latest", or DB:RUNID to take a run from another
-database (e.g. main.sqlite:latest pr.sqlite:latest).`;
+database (e.g. main.sqlite:latest pr.sqlite:latest).
+
+Example:
+  nanobench compare main.sqlite:latest pr.sqlite:latest --fail-on-regression
+  nanobench compare BASE_RUN CANDIDATE_RUN --rule overlap --json`;
+
+/** --rule, checked: one line naming the choices otherwise. */
+export function parseRule(value: string): Rule {
+  if (!(RULES as readonly string[]).includes(value))
+    throw new UserError('BAD_OPTION', `--rule must be ${RULES.join(' or ')}, got "${value}"`);
+  return value as Rule;
+}
 
 /** "RUNID" or "DB:RUNID" (the last colon splits, so a path may contain colons). */
 export function parseRunRef(ref: string, defaultDb: string): { db: string; id: string } {
@@ -32,7 +57,7 @@ export function parseRunRef(ref: string, defaultDb: string): { db: string; id: s
 
 function loadSide(ref: string, defaultDb: string): RunSide & { audit?: AuditRecord } {
   const { db, id } = parseRunRef(ref, defaultDb);
-  const store = Store.open(db, { mustExist: true });
+  const store = Store.open(db, { reader: true });
   try {
     const run = id === 'latest' ? store.latestRun() : store.getRun(id);
     if (!run)
@@ -68,7 +93,12 @@ export function registerCompare(program: Command, io: Io, setExit: (code: number
     .argument('<base>', 'the reference run: RUNID, latest, or DB:RUNID')
     .argument('<candidate>', 'the run under test: RUNID, latest, or DB:RUNID')
     .option('--db <path>', 'results database for run ids without DB:', DEFAULT_DB)
-    .option('--fail-on-regression', 'exit 1 when any verdict is "regression" (for CI)')
+    .option('--fail-on-regression', 'exit 1 when any group\'s verdict is "regression" (for CI)')
+    .option(
+      '--rule <rule>',
+      'paired | overlap: which verdict counts for the headline and --fail-on-regression',
+      'paired',
+    )
     .option('--format <format>', 'md | json', 'md')
     .option('--json', 'same as --format json')
     .option(
@@ -78,6 +108,7 @@ export function registerCompare(program: Command, io: Io, setExit: (code: number
     .addHelpText('after', EXIT_CODES)
     .action((baseRef: string, candRef: string, o) => {
       const format = o.json ? 'json' : o.format;
+      const rule = parseRule(o.rule);
       if (format !== 'md' && format !== 'json')
         throw new UserError('BAD_OPTION', `--format must be md or json, got "${format}"`);
       const base = loadSide(baseRef, o.db);
@@ -90,7 +121,7 @@ export function registerCompare(program: Command, io: Io, setExit: (code: number
           `${versions}: tasks may have been added, changed or retired between them; compare runs of one version (an archived version runs as DATASET@VERSION), or pass --across-versions to compare the tasks they share anyway`,
         );
       // Two databases may have different audits: the stricter one applies to both sides.
-      const c = compareRuns(base, candidate, comparedAudit(base, candidate));
+      const c = compareRuns(base, candidate, comparedAudit(base, candidate), { rule });
       io.stdout.write(format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : compareMarkdown(c));
       for (const w of c.warnings) io.stderr.write(`nanobench: warning: ${w}\n`);
       if (o.failOnRegression && c.regressions > 0) setExit(1);

@@ -1,13 +1,13 @@
 // `nanobench contracts`: run the contract cases of a dataset's tasks through their evaluators
 // and say, per task, which criterion misbehaved and how to fix it. Exit 1 when a task's grader
 // misbehaves or a task has no cases; 2 on bad input.
-import { dirname, join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { showVector } from '../contracts/criteria.js';
 import { runContracts, type TaskContracts } from '../contracts/runner.js';
 import { UserError } from '../util/errors.js';
 import type { Io } from './progress.js';
-import { DEFAULT_DB } from './run.js';
+import { cacheDirOf } from './run.js';
 
 const show = (file: string) => {
   const rel = relative(process.cwd(), file);
@@ -81,7 +81,7 @@ export function registerContracts(program: Command, io: Io, setExit: (code: numb
       const results = await runContracts(
         targets,
         {
-          cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
+          cacheDir: cacheDirOf(o),
           mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
           taskIds: o.task?.flatMap((t: string) => t.split(',')).filter(Boolean),
           resultsDir: o.results ? resolve(o.results) : undefined,

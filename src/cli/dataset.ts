@@ -1,5 +1,5 @@
 // `nanobench dataset manifest`: write (or check) <dataset>/dataset.json from the task files.
-import { dirname, join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { calibrate, observationsOf, readStoredRuns } from '../calibration/calibration.js';
 import { releaseDataset } from '../task/archive.js';
@@ -16,7 +16,7 @@ import { UserError } from '../util/errors.js';
 import { fetchDataset } from '../workspace/fetch-dataset.js';
 import { calibrationMode } from './calibration.js';
 import type { Io } from './progress.js';
-import { DEFAULT_DB } from './run.js';
+import { cacheDirOf, DB_FOR_CACHE } from './run.js';
 
 export function registerDataset(program: Command, io: Io, setExit: (code: number) => void): void {
   const dataset = program
@@ -29,6 +29,7 @@ export function registerDataset(program: Command, io: Io, setExit: (code: number
     )
     .argument('[dataset]', 'dataset directory or shipped dataset name', 'nanobench-v1')
     .option('--mirror <dir>', 'local mirror tried first: DIR/<owner>/<name>(.git|.bundle)')
+    .option(...DB_FOR_CACHE)
     .option('--cache-dir <dir>', 'cache of source clones and environments (shared with run)')
     .option('--json', 'one JSON document on stdout')
     .action(async (name: string, o) => {
@@ -40,7 +41,7 @@ export function registerDataset(program: Command, io: Io, setExit: (code: number
         `nanobench: ${tasks.length} active or calibrating task(s) from ${repos} repositor${repos === 1 ? 'y' : 'ies'} in ${dir}\n`,
       );
       const results = await fetchDataset(tasks, {
-        cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
+        cacheDir: cacheDirOf(o),
         mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
         log: (line) => io.stderr.write(`nanobench:   ${line}\n`),
         onRepo: (done, total, r) =>

@@ -15,7 +15,8 @@ import { runView } from '../report/trial-view.js';
 import { resolveRunConfig } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
 import { runSession } from '../run/session.js';
-import { Store } from '../store/store.js';
+import { readRunConfig } from '../run/stored-config.js';
+import { Store, type TrialRecord } from '../store/store.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import { type Io, progressPrinter } from './progress.js';
 import { infraOnly } from './run.js';
@@ -45,7 +46,8 @@ export interface DemoChoice {
  * Quick: one run per task, four models that between them show every kind of outcome (pass,
  * hallucinated_api, zero_signal and insufficient_context_read, context_window_exceeded); without
  * `flaky` (with one run it is the competent run: its wrong fixes come on attempts 2 and 4) and
- * `wrong-files` (its outcome is wanderer's hinted one). Full: the tier policy (5 runs on tiers
+ * `wrong-files` (its labels are wanderer's; only wanderer's navigation runs are flagged
+ * context_explosion). Full: the tier policy (5 runs on tiers
  * 3-4) and every model. --model and --runs override either.
  */
 export function demoChoice(
@@ -66,6 +68,34 @@ export function demoChoice(
       'quick demo: 1 run per task, 4 of the 6 scripted models (flaky shows only over repeated runs); ' +
       'the whole policy with every model: npm run demo -- --full',
   };
+}
+
+/**
+ * The demo's one line on its sandbox when it is a real one. Without one, the sandbox selection has
+ * already warned in one line (which, why, and what the agents can reach), so nothing is added.
+ */
+export function realSandboxLine(used: string | undefined, asked?: string): string | undefined {
+  if (used !== 'bwrap' && used !== 'podman' && used !== 'docker') return undefined;
+  const why = asked === 'auto' ? 'bubblewrap works here' : `--sandbox ${asked}`;
+  const sees =
+    used === 'bwrap'
+      ? 'the toolchain read-only, their workspace, nothing of NanoBench'
+      : "each task's image, their workspace, nothing of NanoBench";
+  return `sandbox ${used} (${why}): agents see ${sees}, and no network but the scripted model server`;
+}
+
+/**
+ * The demo's models are scripted, so every trial should be scored: an infrastructure error means
+ * this machine lacks something the quick start needs, and the demo fails (CI sees it).
+ */
+export function demoFaults(trials: TrialRecord[]): string | undefined {
+  const errors = trials.filter((t) => t.status === 'error');
+  if (!errors.length) return undefined;
+  const first = (errors[0].error ?? 'error').split('\n')[0].slice(0, 300);
+  return (
+    infraOnly(trials) ??
+    `${errors.length} of ${trials.length} trials were infrastructure errors, where every trial of the demo should be scored (its models are scripted); e.g. ${first}`
+  );
 }
 
 /** How to open a file from this platform's shell. */
@@ -91,7 +121,24 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
       '--model <names...>',
       `scripted models (default: ${QUICK_MODELS.join(', ')}; with --full: ${DEMO_MODELS.join(', ')})`,
     )
+    .option(
+      '--sandbox <mode>',
+      'auto | bwrap | none | podman | docker, as for run (auto: bwrap when it works here, else, since the models are scripted, none-as-nobody as root, else none)',
+      'auto',
+    )
+    .option('--image <ref>', 'podman/docker: the image the example tasks run in')
     .option('--json', 'print the run and the matrix as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  npm run demo                                    # the quick demo (40 trials)
+  nanobench demo --model competent --mode hinted  # 5 trials
+  nanobench demo --sandbox none                   # as on a machine without bubblewrap
+
+Exit: 0 every trial scored, 1 a trial was an infrastructure error (the models are scripted:
+the machine lacks something), 2 bad input or no usable sandbox, 130 interrupted.`,
+    )
     .action(async (o) => {
       const available = readdirSync(DEFAULT_SCRIPTS_DIR)
         .filter((f) => f.endsWith('.json'))
@@ -104,6 +151,8 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
         mode: o.mode,
         runs: choice.runs,
         concurrency: o.concurrency,
+        sandbox: o.sandbox,
+        image: o.image,
       });
       io.stderr.write(
         'nanobench demo: the real Nanocoder binary against the SCRIPTED model server (a deterministic stand-in, not a model)\n' +
@@ -114,11 +163,17 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
       try {
         const progress = progressPrinter(io);
         const result = await runSession(config, store, new RunPaths(o.db), {
-          onPlan: (run, pending) => progress.plan(pending, run.plan_size, run.id),
+          onPlan: (run, pending) => {
+            const line = realSandboxLine(readRunConfig(run).sandbox_used, config.sandbox);
+            if (line) io.stderr.write(`nanobench demo: ${line}\n`);
+            progress.plan(pending, run.plan_size, run.id);
+          },
           onStart: (s) => progress.start(s),
           onProgress: (e) => progress.progress(e),
           // Warnings (no sandbox, leftovers) reach the user here as they do in run.
           log: (line) => io.stderr.write(`nanobench: ${line}\n`),
+          // The models are scripted: without bwrap the demo still runs, with what is left.
+          scriptedFallback: true,
         });
         progress.end();
         // One report, two renderings: the terminal gets markdown, the file HTML. Labels follow the
@@ -140,7 +195,7 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
           io.stdout.write(
             `${renderMarkdown(report)}\nHTML report (charts, every table): ${html}\nOpen it: ${opener(html)}\n`,
           );
-        const failed = infraOnly(result.trials);
+        const failed = demoFaults(result.trials);
         if (failed) {
           io.stderr.write(`nanobench: ${failed}\n`);
           setExit(1);

@@ -4,6 +4,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { isDiskFull } from '../util/disk-full.js';
 import { InfraError, UserError } from '../util/errors.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
 import { registerAudit } from './audit.js';
@@ -80,6 +81,13 @@ export async function main(
     if (e instanceof UserError || e instanceof InfraError) {
       io.stderr.write(`nanobench: ${e.message}\n`);
       return e instanceof UserError ? 2 : 1;
+    }
+    // Not NanoBench's fault, wherever it struck: one line (a run stops resumable: runner.ts).
+    if (isDiskFull(e)) {
+      io.stderr.write(
+        `nanobench: out of disk space: ${(e as Error).message}; free some and try again\n`,
+      );
+      return 1;
     }
     throw e;
   }

@@ -11,7 +11,7 @@ import type { Io } from './progress.js';
 function readInputs(dbs: string[], runIds: string[] | undefined): MergeInput[] {
   const inputs: MergeInput[] = [];
   for (const db of dbs) {
-    const store = Store.open(db, { mustExist: true });
+    const store = Store.open(db, { reader: true });
     try {
       const runs = runIds
         ? store.listRuns().filter((r) => runIds.includes(r.id))
@@ -50,11 +50,13 @@ export function registerMerge(program: Command, io: Io): void {
         });
         for (const w of result.warnings) io.stderr.write(`nanobench: warning: ${w}\n`);
         io.stderr.write(
-          `nanobench: merged ${inputs.length} run(s), ${result.trials} trials, into run ${result.run.id} (${result.run.status}) in ${out}\n`,
+          result.already
+            ? `nanobench: ${out} holds this merge already: run ${result.run.id} (${result.run.status}), ${result.trials} trials, from the same ${inputs.length} run(s); nothing written\n`
+            : `nanobench: merged ${inputs.length} run(s), ${result.trials} trials, into run ${result.run.id} (${result.run.status}) in ${out}\n`,
         );
         io.stdout.write(
           o.json
-            ? `${JSON.stringify({ run_id: result.run.id, status: result.run.status, plan_size: result.run.plan_size, trials: result.trials, warnings: result.warnings }, null, 2)}\n`
+            ? `${JSON.stringify({ run_id: result.run.id, status: result.run.status, plan_size: result.run.plan_size, trials: result.trials, warnings: result.warnings, ...(result.already && { already_merged: true }) }, null, 2)}\n`
             : `${result.run.id}\n`,
         );
       } finally {

@@ -36,7 +36,7 @@ export function registerReport(program: Command, io: Io): void {
       const format = o.json ? 'json' : o.format;
       if (!FORMATS.includes(format))
         throw new UserError('BAD_OPTION', `--format must be md, html or json, got "${format}"`);
-      const store = Store.open(o.db, { mustExist: true });
+      const store = Store.open(o.db, { reader: true });
       let text: string;
       try {
         const run = runId ? store.getRun(runId) : store.latestRun();

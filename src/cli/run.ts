@@ -12,7 +12,7 @@ import {
   resolveRunConfig,
 } from '../run/config.js';
 import { RunPaths } from '../run/paths.js';
-import { runSession, type SessionHooks } from '../run/session.js';
+import { parseErrorCauses, runSession, type SessionHooks } from '../run/session.js';
 import { readRunConfig } from '../run/stored-config.js';
 import { type RunRecord, Store, type TrialRecord } from '../store/store.js';
 import { UserError } from '../util/errors.js';
@@ -20,6 +20,20 @@ import { isRedacted } from '../util/redact-url.js';
 import { type Io, progressPrinter } from './progress.js';
 
 export const DEFAULT_DB = '.nanobench/results.sqlite';
+
+/**
+ * The cache every command shares with `run` (source clones, environments): --cache-dir, else
+ * next to the results database (--db, else the default one). One rule: `validate` once kept its
+ * own under the current directory while `run --db` kept another next to its database.
+ */
+export const cacheDirOf = (o: { db?: string; cacheDir?: string }): string =>
+  new RunPaths(o.db ?? DEFAULT_DB, o.cacheDir).cacheDir;
+
+/** The --db option of the commands that only use the cache. */
+export const DB_FOR_CACHE: [string, string] = [
+  '--db <path>',
+  'results database: the cache lives next to it, as for run (unless --cache-dir)',
+];
 
 export function registerRun(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -53,6 +67,10 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option(
       '--allow-changed-tasks',
       'with --resume: grade the rest of the run on task files that changed since it started',
+    )
+    .option(
+      '--retry-errors [causes]',
+      'with --resume: run again the trials stored as infra errors of these causes (a stage or stage/code, comma-separated; default: provider, e.g. a rate limit that has passed); --resume then defaults to the latest run, finished or not',
     )
     .option(
       '--nanocoder <path>',
@@ -98,7 +116,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .action(async (datasets: string[], o, cmd: Command) => {
       if (o.resume !== undefined) refuseWithResume(datasets, cmd);
       else
-        for (const flag of ['takeOver', 'allowChangedTasks'])
+        for (const flag of ['takeOver', 'allowChangedTasks', 'retryErrors'])
           if (o[flag])
             throw new UserError(
               'BAD_OPTION',
@@ -107,6 +125,10 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
       // Bad options are refused before the database is created; a resume needs the database.
       const fresh =
         o.resume === undefined ? resolveRunConfig(datasets, { ...o, model: o.model }) : undefined;
+      const retryErrors =
+        o.retryErrors === undefined
+          ? undefined
+          : parseErrorCauses(o.retryErrors === true ? 'provider' : o.retryErrors);
       const store = Store.open(o.db, { mustExist: o.resume !== undefined });
       try {
         let config: RunConfig;
@@ -119,7 +141,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
               : store
                   .listRuns()
                   .reverse()
-                  .find((r) => r.status !== 'finished');
+                  .find((r) => retryErrors !== undefined || r.status !== 'finished');
           if (!resumeRun)
             throw new UserError(
               'NOTHING_TO_RESUME',
@@ -132,6 +154,8 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
           if (cmd.getOptionValueSource('provision') === 'cli')
             config = { ...config, provision: parseProvision(o.provision) };
         }
+        // A wrong or silent queue is one line at once, before tasks are resolved (clones).
+        if (config.queue) await (await import('../queue/probe.js')).probeRedis(config.queue);
         const progress = progressPrinter(io);
         const result = await runSession(
           config,
@@ -148,6 +172,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
             run: resumeRun,
             takeOver: Boolean(o.takeOver),
             allowChangedTasks: Boolean(o.allowChangedTasks),
+            ...(retryErrors && { retryErrors }),
           },
         );
         progress.end();
@@ -167,6 +192,11 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
           io.stderr.write(`nanobench: ${failed}\n`);
           setExit(1);
         }
+        const refused = result.trials.filter((t) => t.error_stage === 'provider').length;
+        if (refused && !result.interrupted)
+          io.stderr.write(
+            `nanobench: ${refused} trial(s) ended on the provider (stored as provider errors, not scored); once it serves again: nanobench run --resume ${result.run.id} --retry-errors --db ${o.db}\n`,
+          );
         if (result.interrupted) {
           io.stderr.write(
             `nanobench: interrupted; finish with: nanobench run --resume ${result.run.id} --db ${o.db}\n`,
@@ -221,6 +251,7 @@ const RESUME_COMPATIBLE = new Set([
   'keepWorkspaces',
   'takeOver',
   'allowChangedTasks',
+  'retryErrors',
 ]);
 
 /**

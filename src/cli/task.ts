@@ -7,6 +7,7 @@ import { checkImport } from '../gates/import-check.js';
 import { type CheckResult, checkHarborTask, checkTargets } from '../harbor/check.js';
 import { hostGrader } from '../harbor/judge/grader.js';
 import { type CaseResult, readGraderTests, runGraderTests } from '../harbor/judge/grader-tests.js';
+import { intOption } from '../run/config.js';
 import { contentDigest } from '../task/digest.js';
 import {
   activateTask,
@@ -23,8 +24,9 @@ import { findPlaceholders } from '../task/placeholders.js';
 import { UserError } from '../util/errors.js';
 import { writeFailure, writeUserFile } from '../util/write.js';
 import { calibrationMode } from './calibration.js';
+import { registerMine } from './mine.js';
 import type { Io } from './progress.js';
-import { DEFAULT_DB } from './run.js';
+import { cacheDirOf, DEFAULT_DB } from './run.js';
 
 function writeNew(file: string, raw: Record<string, unknown>, force: boolean): void {
   if (existsSync(file) && !force)
@@ -56,7 +58,7 @@ function checkText(
   }
   for (const g of graders ?? [])
     lines.push(
-      `  ${g.ok ? 'PASS' : 'FAIL'}  grader       ${g.grader}.py: ${g.why} (expected ${g.expected}, got ${g.got}${g.ok ? '' : `: ${g.reason}`})`,
+      `  ${g.ok ? 'PASS' : 'FAIL'}  grader       ${g.grader}.py: ${g.why} (expected ${g.expected}, got ${g.got ?? 'no grade'}${g.ok ? '' : `: ${g.reason}`})`,
     );
   const failed: string[] = checks.filter((c) => !c.ok).map((c) => c.check);
   if (graders?.some((g) => !g.ok)) failed.push('grader cases');
@@ -73,6 +75,7 @@ export function registerTask(
   setExit: (code: number) => void = () => {},
 ): void {
   const task = program.command('task').description('create, import and retire dataset tasks');
+  registerMine(task, io);
 
   task
     .command('import')
@@ -122,7 +125,7 @@ export function registerTask(
         for (const n of r.notes) io.stderr.write(`nanobench: ${n}\n`);
         if (o.check) {
           const checks = await checkImport(r.task, repo.gitDir, {
-            cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
+            cacheDir: cacheDirOf(o),
             log: (line) => io.stderr.write(`nanobench: ${line}\n`),
           });
           for (const c of checks)
@@ -363,12 +366,7 @@ export function registerTask(
         if (!o.by) throw new UserError('BAD_OPTION', '--claim needs --by <who>');
         disputes = openDispute(file, o.by, o.claim);
       } else if (o.resolve !== undefined) {
-        const n = Number(o.resolve);
-        if (!Number.isInteger(n) || n < 1)
-          throw new UserError(
-            'BAD_OPTION',
-            `--resolve must be a dispute number, got "${o.resolve}"`,
-          );
+        const n = intOption(o.resolve, '--resolve');
         if (!o.resolution) throw new UserError('BAD_OPTION', '--resolve needs --resolution <text>');
         disputes = resolveDispute(file, n, o.resolution);
       } else

@@ -1,40 +1,51 @@
 // `nanobench validate`: run the admission gates on tasks and say, per gate, pass or fail and how
 // to fix a failure. Exits 1 when any task fails a gate.
-import { dirname, join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { newEvidence, writeEvidence } from '../gates/evidence.js';
 import { GATES, parseGateList, type TaskValidation, validate } from '../gates/runner.js';
 import { validateHarbor } from '../harbor/gates.js';
 import { harborTaskDirs } from '../harbor/task.js';
+import { intOption } from '../run/config.js';
 import { parseCutoff } from '../task/manifest.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
-import { selectSandbox } from '../workspace/sandbox/select.js';
+import { type SandboxDriver, selectSandbox } from '../workspace/sandbox/select.js';
 import type { Io } from './progress.js';
-import { DEFAULT_DB } from './run.js';
+import { cacheDirOf, DB_FOR_CACHE } from './run.js';
 
-/** The Harbor tasks among the targets, each through its schema and controls gates. */
-async function validateHarborTargets(
-  dirs: string[],
-  o: { sandbox?: string; buildArg?: string[]; cacheDir?: string },
-  each: (v: TaskValidation) => void,
-): Promise<TaskValidation[]> {
+/** The container sandbox of --sandbox (podman | docker), for Harbor and PR tasks alike. */
+async function containerSandbox(o: {
+  sandbox?: string;
+  buildArg?: string[];
+  image?: string;
+}): Promise<SandboxDriver | undefined> {
   if (o.sandbox !== undefined && o.sandbox !== 'podman' && o.sandbox !== 'docker')
     throw new UserError('BAD_OPTION', `--sandbox must be podman or docker, got "${o.sandbox}"`);
   if (o.buildArg?.length && !o.sandbox)
     throw new UserError('BAD_OPTION', '--build-arg goes with --sandbox podman or docker');
+  if (o.image && !o.sandbox)
+    throw new UserError('BAD_OPTION', '--image goes with --sandbox podman or docker');
+  if (!o.sandbox) return undefined;
+  return selectSandbox(o.sandbox as 'podman' | 'docker', {
+    protectedPaths: [],
+    buildArgs: o.buildArg,
+    image: o.image,
+  });
+}
+
+/** The Harbor tasks among the targets, each through its schema and controls gates. */
+async function validateHarborTargets(
+  dirs: string[],
+  o: { sandbox?: SandboxDriver; cacheDir: string },
+  each: (v: TaskValidation) => void,
+): Promise<TaskValidation[]> {
   if (!dirs.length) return [];
-  const sandbox = o.sandbox
-    ? await selectSandbox(o.sandbox as 'podman' | 'docker', {
-        protectedPaths: [],
-        buildArgs: o.buildArg,
-      })
-    : undefined;
-  const cacheDir = resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache'));
+  const cacheDir = o.cacheDir;
   const out: TaskValidation[] = [];
   for (const dir of dirs)
     for (const task of harborTaskDirs(dir) ?? []) {
-      const v = await validateHarbor(task, dir, { cacheDir, sandbox });
+      const v = await validateHarbor(task, dir, { cacheDir, sandbox: o.sandbox });
       each(v);
       out.push(v);
     }
@@ -74,6 +85,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
       '--mirror <dir>',
       'local mirror: DIR/<owner>/<name>(.git|.bundle) before any remote URL',
     )
+    .option(...DB_FOR_CACHE)
     .option('--cache-dir <dir>', 'cache of source clones and environments (shared with run)')
     .option(
       '--record-evidence',
@@ -81,7 +93,12 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
     )
     .option(
       '--sandbox <engine>',
-      'podman | docker: where Harbor tasks run their controls (in their environment image)',
+      "podman | docker: run in each task's environment image (a PR task's `environment`, a Harbor task's); PR tasks without one stay on this machine unless --image",
+    )
+    .option('--image <ref>', 'with --sandbox: the image of PR tasks that declare no environment')
+    .option(
+      '--concurrency <n>',
+      "PR tasks validated at once (1-16, default 1); results are printed in the targets' order",
     )
     .option(
       '--build-arg <NAME=VALUE...>',
@@ -106,17 +123,26 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
         }
         if (!o.json) io.stdout.write(human(v));
       };
-      const harborResults = await validateHarborTargets(harbor, o, each);
+      const concurrency =
+        o.concurrency === undefined ? 1 : intOption(o.concurrency, '--concurrency', 1, 16);
+      const sandbox = await containerSandbox(o);
+      const harborResults = await validateHarborTargets(
+        harbor,
+        { sandbox, cacheDir: cacheDirOf(o) },
+        each,
+      );
       const prTargets = targets.filter((t) => !harborTaskDirs(resolveDatasetArg(t)));
       const prResults = !prTargets.length
         ? []
         : await validate(
             prTargets,
             {
-              cacheDir: resolve(o.cacheDir ?? join(dirname(DEFAULT_DB), 'cache')),
+              cacheDir: cacheDirOf(o),
               mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
               cutoff: o.cutoff ? parseCutoff(o.cutoff) : undefined,
               write: Boolean(o.write),
+              sandbox,
+              concurrency,
               log: (line) => io.stderr.write(`nanobench: ${line}\n`),
             },
             only,

@@ -1,8 +1,10 @@
 // What the gates of one task share: the loaded task, its dataset's manifest, and the expensive
 // facts (source clone, environment snapshot, test runs), each computed once on first use. The
 // trial pipeline's own pieces do the work: provision, verify, restore.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { containerInstaller, prepareEnvironment, resourcesOf } from '../run/trial-environment.js';
 import { taskDigest } from '../task/digest.js';
 import { recordTestLists } from '../task/governance.js';
 import type { LoadedTask } from '../task/load.js';
@@ -11,8 +13,11 @@ import type { ResolvedTask } from '../task/patches.js';
 import type { Task } from '../task/schema.js';
 import { applyPatch } from '../util/git.js';
 import { type Verification, verify } from '../verify/verifier.js';
+import type { PreparedEnvironment } from '../workspace/environment.js';
 import { ensureSnapshot, materialize, type Snapshot } from '../workspace/provision.js';
 import { resolveTask, sourceCloneFor } from '../workspace/resolve-tasks.js';
+import { withSession } from '../workspace/sandbox/session.js';
+import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import { type RepoSource, resolveSource } from '../workspace/source.js';
 
 export interface ValidateOptions {
@@ -25,6 +30,11 @@ export interface ValidateOptions {
   cutoff?: string;
   /** Write the computed fail_to_pass / pass_to_pass into the task file. */
   write: boolean;
+  /**
+   * A container sandbox (--sandbox podman|docker): a task that declares an environment (or every
+   * task, with --image) has its install, suites and controls run in that image, as its trials do.
+   */
+  sandbox?: SandboxDriver;
   log?: (line: string) => void;
 }
 
@@ -106,18 +116,62 @@ export class GateContext {
     );
   }
 
+  /**
+   * The container sandbox this task's gates run in: the --sandbox one when the task declares an
+   * environment or the run gave --image; otherwise none (the host's toolchain, as without it).
+   */
+  get sandbox(): SandboxDriver | undefined {
+    const s = this.opts.sandbox;
+    if (!s?.container) return undefined;
+    return this.task.environment || s.container.defaultImage ? s : undefined;
+  }
+
+  /** The task's environment image (built once, cached), under a container sandbox. */
+  environment(): Promise<PreparedEnvironment | undefined> {
+    return this.once('environment', async () => {
+      const sandbox = this.sandbox;
+      if (!sandbox) return undefined;
+      this.log('preparing the environment image');
+      return prepareEnvironment(sandbox, await this.resolved(), this.opts.cacheDir);
+    });
+  }
+
   /** The environment at base_commit with the install command run: what every trial starts from. */
   snapshot(): Promise<Snapshot & { reused: boolean }> {
     return this.once('snapshot', async () => {
       const clone = await this.clone();
-      this.log('preparing the environment at base_commit');
-      return ensureSnapshot(this.opts.cacheDir, this.task, clone);
+      const image = await this.environment();
+      this.log(
+        `preparing the environment at base_commit${image ? ` (install in ${image.ref})` : ''}`,
+      );
+      const { task } = await this.resolved();
+      const installer =
+        image && containerInstaller(this.sandbox!, image, { resources: resourcesOf(task) });
+      return ensureSnapshot(this.opts.cacheDir, task, clone, { environment: installer });
     });
   }
 
   private async timed(ws: string, scratch: string): Promise<Verification> {
     const { task } = await this.resolved();
-    const v = await verify(ws, (await this.snapshot()).baselineTree, task, scratch);
+    const tree = (await this.snapshot()).baselineTree;
+    const image = await this.environment();
+    let v: Verification;
+    if (image)
+      // The suites in a container of the task's image, as a trial's verify phase runs them.
+      v = (
+        await withSession(
+          this.sandbox!,
+          {
+            workspace: ws,
+            home: join(scratch, 'verify-home'),
+            tag: randomUUID(),
+            image: image.id,
+            resources: resourcesOf(task),
+          },
+          (session) => verify(ws, tree, task, scratch, session.wrap.bind(session)),
+        )
+      ).value;
+    else v = await verify(ws, tree, task, scratch);
     this.verifierMs.push(v.durationMs);
     return v;
   }

@@ -9,10 +9,41 @@ import { RunPaths } from '../run/paths.js';
 import { trialKey } from '../run/plan.js';
 import { runTrial } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
+import { type Verification, verify } from '../verify/verifier.js';
+import { snapshotTree } from '../workspace/provision.js';
 import type { GateContext } from './context.js';
 import { fail, type GateOutcome, pass } from './types.js';
 
-async function control(ctx: GateContext, agent: Agent, mode: Mode): Promise<TrialRecord> {
+/**
+ * The verifier of the control trials, remembering each run by the workspace's tree (its content
+ * after the agent and the hardening): the oracle and nop leave the same tree in both modes, and
+ * the same suites on the same tree give the same outcomes (the flakiness gate ran before), so the
+ * navigation-mode trial takes the hinted one's run instead of running the suites again. Every
+ * other phase (provision, agent, guard, diff, hardening, scoring) still runs in each trial.
+ */
+function rememberingVerify(reused: string[]): typeof verify {
+  const runs = new Map<string, Promise<Verification>>();
+  return (ws, baselineTree, task, scratch, wrap) => {
+    const key = `${snapshotTree(ws)}\n${task.test_suites.map((s) => s.command).join('\n')}`;
+    const known = runs.get(key);
+    if (known) {
+      reused.push(ws);
+      return known;
+    }
+    const fresh = verify(ws, baselineTree, task, scratch, wrap);
+    runs.set(key, fresh);
+    // A failed run is not remembered: the next trial runs the suites itself.
+    fresh.catch(() => runs.delete(key));
+    return fresh;
+  };
+}
+
+async function control(
+  ctx: GateContext,
+  agent: Agent,
+  mode: Mode,
+  verifier: typeof verify,
+): Promise<TrialRecord> {
   const spec = {
     taskId: ctx.task.task_id,
     agent: agent.name,
@@ -30,6 +61,9 @@ async function control(ctx: GateContext, agent: Agent, mode: Mode): Promise<Tria
       agent,
       mirrorDir: ctx.opts.mirrorDir,
       keepWorkspaces: false,
+      services: { verify: verifier },
+      // In the task's environment image when validate runs under a container sandbox.
+      ...(ctx.sandbox && { sandbox: ctx.sandbox }),
     },
   );
   const ms = rec.details.verifier_ms;
@@ -75,10 +109,17 @@ export async function controlsGate(ctx: GateContext): Promise<GateOutcome> {
   const fixes = new Set<string>();
   // Both modes: the prompt differs, and navigation mode adds pathfinding credit, so a leak or a
   // grading gap can show in one mode only.
+  const reused: string[] = [];
+  const verifier = rememberingVerify(reused);
   for (const mode of MODES) {
-    const oracle = await control(ctx, oracleAgent, mode);
-    const nop = await control(ctx, nopAgent, mode);
-    details[mode] = { oracle: brief(oracle), nop: brief(nop) };
+    const before = reused.length;
+    const oracle = await control(ctx, oracleAgent, mode, verifier);
+    const nop = await control(ctx, nopAgent, mode, verifier);
+    details[mode] = {
+      oracle: brief(oracle),
+      nop: brief(nop),
+      ...(reused.length > before && { verifier_runs_reused: reused.length - before }),
+    };
     if (oracle.status !== 'scored' || oracle.score !== 1) {
       const failing = oracle.status === 'scored' ? graded(oracle, false, 'both') : [];
       problems.push(

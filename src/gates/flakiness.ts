@@ -6,7 +6,7 @@ import { InfraError } from '../util/errors.js';
 import type { TestResult } from '../verify/types.js';
 import type { GateContext } from './context.js';
 import { fail, type GateOutcome, pass } from './types.js';
-import { suiteProblem } from './verification.js';
+import { suiteProblem, withoutSuites } from './verification.js';
 
 export const FLAKINESS_RUNS = 3;
 
@@ -32,19 +32,26 @@ export async function flakinessGate(ctx: GateContext): Promise<GateOutcome> {
     return fail(e.message, 'fix the verification gate first: the base state cannot be set up');
   }
   // Runs that graded nothing (a timeout, no report) cannot be compared: identical emptiness is
-  // not stability.
+  // not stability. A suite that gives no report in every run (it does not build at base with
+  // the PR's tests; verification allows that when the fix makes it report) is the same each time.
+  const silent = runs[0].suites
+    .filter((s) =>
+      runs.every((r) => r.suites.find((x) => x.name === s.name)?.status === 'no_report'),
+    )
+    .map((s) => s.name);
   for (const [i, r] of runs.entries()) {
-    const problem = suiteProblem(r, `in run ${i + 1} at base`);
+    const problem = suiteProblem(withoutSuites(r, silent), `in run ${i + 1} at base`);
     if (problem)
       return fail(
         `cannot judge flakiness: ${problem.reason}`,
         problem.status === 'fail' ? problem.fix : 'fix the verification gate first',
+        problem.details,
       );
   }
   const unstable = unstableTests(runs.map((r) => r.outcomes));
   if (unstable.length === 0)
     return pass(
-      `${FLAKINESS_RUNS} runs at base gave the same outcome for each of ${runs[0].outcomes.size} tests`,
+      `${FLAKINESS_RUNS} runs at base gave the same outcome for each of ${runs[0].outcomes.size} tests${silent.length ? ` (suite ${silent.join(', ')}: no report in every run)` : ''}`,
     );
   const shown = unstable
     .slice(0, 5)

@@ -34,10 +34,16 @@ const NEUTRAL: Record<string, unknown> = {
   contributor: 'unset',
 };
 
-function runnableTask(raw: Record<string, unknown>, gitDir: string): ResolvedTask | string {
+/** An imported task with the curator's fields given neutral values, so its guesses can run. */
+export function neutralised(raw: Record<string, unknown>): Record<string, unknown> {
   const filled: Record<string, unknown> = { ...raw };
   for (const [k, v] of Object.entries(NEUTRAL))
     if (findPlaceholders(filled[k]).length) filled[k] = v;
+  return filled;
+}
+
+function runnableTask(raw: Record<string, unknown>, gitDir: string): ResolvedTask | string {
+  const filled = neutralised(raw);
   const left = findPlaceholders(filled).map((p) => p.path);
   if (left.length) return `no guess to run for ${left.join(', ')}`;
   const parsed = TaskSchema.safeParse(filled);

@@ -107,6 +107,8 @@ export async function validateTask(
   manifest: Manifest | undefined,
   opts: ValidateOptions,
   only?: GateId[],
+  /** Stop at the first failed gate (the rest are skipped): `task mine` needs only the first reason. */
+  failFast = false,
 ): Promise<TaskValidation> {
   const ctx = new GateContext(file, datasetDir, manifest, opts);
   const results: GateResult[] = [];
@@ -116,9 +118,12 @@ export async function validateTask(
     const blocker = gate.needs.find((n) =>
       results.some((r) => r.gate === n && r.status !== 'pass'),
     );
+    const failed = failFast ? results.find((r) => r.status === 'fail') : undefined;
     let r: GateResult;
     if (blocker)
       r = { gate: gate.id, status: 'skip', reason: `skipped: needs ${blocker} to pass`, ms: 0 };
+    else if (failed)
+      r = { gate: gate.id, status: 'skip', reason: `skipped: ${failed.gate} failed`, ms: 0 };
     else {
       if (ctx.loaded) ctx.log(`gate ${gate.id}`);
       try {
@@ -163,7 +168,7 @@ export function expandTargets(paths: string[]): { file: string; datasetDir: stri
 
 export async function validate(
   paths: string[],
-  opts: Omit<ValidateOptions, 'workDir'>,
+  opts: Omit<ValidateOptions, 'workDir'> & { concurrency?: number },
   only?: GateId[],
   onTask?: (v: TaskValidation) => void,
 ): Promise<TaskValidation[]> {
@@ -172,16 +177,44 @@ export async function validate(
   for (const t of targets)
     if (!manifests.has(t.datasetDir)) manifests.set(t.datasetDir, loadManifest(t.datasetDir));
   const workDir = mkdtempSync(join(tmpdir(), 'nanobench-validate-'));
-  try {
-    const out: TaskValidation[] = [];
-    for (const t of targets) {
-      const manifest = manifests.get(t.datasetDir);
-      const v = await validateTask(t.file, t.datasetDir, manifest, { ...opts, workDir }, only);
-      unmountUnder(workDir); // the task's base and golden workspaces (overlays), done with
-      onTask?.(v);
-      out.push(v);
+  const results: (TaskValidation | undefined)[] = targets.map(() => undefined);
+  let reported = 0;
+  // Results are handed on in the targets' order, whatever order the tasks finish in.
+  const flush = () => {
+    while (reported < targets.length && results[reported]) onTask?.(results[reported++]!);
+  };
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < targets.length) {
+      const i = next++;
+      const t = targets[i];
+      // Each task its own directory, so its workspaces (overlays) are unmounted without
+      // touching the tasks still running beside it.
+      const own = join(workDir, String(i));
+      try {
+        results[i] = await validateTask(
+          t.file,
+          t.datasetDir,
+          manifests.get(t.datasetDir),
+          { ...opts, workDir: own },
+          only,
+        );
+      } finally {
+        unmountUnder(own);
+        rmSync(own, { recursive: true, force: true });
+      }
+      const v = results[i]!;
+      opts.log?.(
+        `${v.task_id ?? t.file}: ${v.admissible ? 'admissible' : 'not admissible'} in ${(v.gates.reduce((ms, g) => ms + g.ms, 0) / 1000).toFixed(1)}s (${++done}/${targets.length} done)`,
+      );
+      flush();
     }
-    return out;
+  };
+  try {
+    const n = Math.max(1, Math.min(opts.concurrency ?? 1, targets.length));
+    await Promise.all(Array.from({ length: n }, worker));
+    return results as TaskValidation[];
   } finally {
     unmountUnder(workDir);
     rmSync(workDir, { recursive: true, force: true });

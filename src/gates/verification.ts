@@ -59,27 +59,49 @@ export function suiteProblem(v: Verification, when: string): GateOutcome | undef
         return fail(
           `suite ${s.name} timed out ${when}`,
           'raise timeouts.verifier_sec, or narrow the suite command to the test files the PR touches',
+          { problem: 'timed_out', suite: s.name },
         );
       case 'not_started':
         return fail(
           `suite ${s.name} could not start ${when} (exit ${s.exitCode}: the command was not found or cannot be executed); the runner's last output: ${lastOutput(s)}`,
           "the suite's command must exist in the prepared environment: install it with install_command, or call it as installed (npx jest, python3 -m pytest)",
+          { problem: 'not_started', suite: s.name },
         );
       case 'no_report':
         return fail(
           `suite ${s.name} produced no report ${when} (expected ${expectedReport(s)}); the runner's last output: ${lastOutput(s)}`,
           NO_REPORT_FIX,
+          { problem: 'no_report', suite: s.name },
         );
       case 'reported':
         if (noTests(s))
           return fail(
             `suite ${s.name} reported no tests ${when} (exit ${s.exitCode}): ${lastOutput(s, 3)}`,
             "check the suite's command, format and result_file: run the command by hand in a checkout of base_commit with test_patch applied",
+            { problem: 'no_tests', suite: s.name },
           );
     }
   }
   return undefined;
 }
+
+/**
+ * Suites that gave no report at base but report with the golden patch: a compiled suite whose
+ * new tests do not build without the fix (a C test calling a function the PR adds). Their tests
+ * do not pass at base, which is what fail_to_pass asks; a suite silent with the fix as well is
+ * still a problem.
+ */
+export function silentAtBase(base: Verification, golden: Verification): string[] {
+  return base.suites
+    .filter((s) => s.status === 'no_report')
+    .filter((s) => golden.suites.some((g) => g.name === s.name && g.status === 'reported'))
+    .map((s) => s.name);
+}
+
+export const withoutSuites = (v: Verification, names: string[]): Verification => ({
+  ...v,
+  suites: v.suites.filter((s) => !names.includes(s.name)),
+});
 
 export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
   let base: Verification;
@@ -90,6 +112,7 @@ export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
     return fail(
       e.message,
       'regenerate test_patch from the PR commit against base_commit (nanobench task import)',
+      { problem: 'test_patch' },
     );
   }
   const golden = await ctx.goldenRun();
@@ -97,9 +120,12 @@ export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
     return fail(
       `the golden patch does not apply at base_commit: ${golden.error}`,
       'regenerate ground_truth_patch from the PR commit against its first parent (nanobench task import --commit <PR commit>)',
+      { problem: 'golden_patch' },
     );
+  const silent = silentAtBase(base, golden.verification);
   const problem =
-    suiteProblem(base, 'at base') ?? suiteProblem(golden.verification, 'with the golden patch');
+    suiteProblem(withoutSuites(base, silent), 'at base') ??
+    suiteProblem(golden.verification, 'with the golden patch');
   if (problem) return problem;
   const lists = computeLists(base.outcomes, golden.verification.outcomes);
   const details = {
@@ -113,17 +139,17 @@ export async function verificationGate(ctx: GateContext): Promise<GateOutcome> {
       return fail(
         `no test fails at base_commit: all ${base.outcomes.size} tests pass without the fix, so none can tell the fix from no change`,
         "test_patch must add or change a test that fails at base_commit and passes with the PR (a regression test). If the PR's own tests pass at base, the fix is already in base_commit (is it the PR's first parent?) or the tests do not exercise it: add such a test or pick another PR",
-        details,
+        { ...details, problem: 'no_failing_test' },
       );
     const example = lists.stillFailing[0];
     const msg = golden.verification.outcomes.get(example)?.message?.split('\n')[0];
     return fail(
       `the golden patch makes no failing test pass: ${lists.stillFailing.length} test(s) fail at base and still fail with it (e.g. ${example}${msg ? `: ${msg}` : ''})`,
       "ground_truth_patch must be the PR's complete non-test change: re-import the PR commit (nanobench task import); check that install_command builds what the tests import and that the suites run the PR's tests",
-      details,
+      { ...details, problem: 'golden_fails' },
     );
   }
-  const counts = `${lists.failToPass.length} fail_to_pass, ${lists.passToPass.length} pass_to_pass${lists.brokenByGolden.length ? `, ${lists.brokenByGolden.length} broken by the PR (not graded)` : ''}`;
+  const counts = `${lists.failToPass.length} fail_to_pass, ${lists.passToPass.length} pass_to_pass${lists.brokenByGolden.length ? `, ${lists.brokenByGolden.length} broken by the PR (not graded)` : ''}${silent.length ? ` (suite ${silent.join(', ')} gave no report at base: the PR's tests do not build without the fix, so its tests count as failing there)` : ''}`;
   const t = ctx.task;
   const matches =
     sameList(t.fail_to_pass, lists.failToPass) && sameList(t.pass_to_pass, lists.passToPass);

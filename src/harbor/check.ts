@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { GraderTestsSchema } from './judge/grader-tests.js';
-import { HARBOR_FILES, JudgeConfigSchema, readHarborConfig } from './task.js';
+import { HARBOR_FILES, judgeConfigProblem, linkLeavingTask, readHarborConfig } from './task.js';
 
 export const CHECK_IDS = [
   'task.toml',
@@ -161,22 +161,8 @@ function solutionCheck(dir: string): CheckResult {
 function judgeCheck(dir: string): CheckResult {
   const j = join(dir, HARBOR_FILES.judge);
   if (!existsSync(j)) return pass('judge', 'no judge/ (no hidden grader)');
-  const cfgFile = join(j, 'judge.json');
-  if (!existsSync(cfgFile))
-    return fail(
-      'judge',
-      'judge/ has no judge.json',
-      'add judge/judge.json: {"max_submissions": N, "min_interval_sec": S}',
-    );
-  try {
-    JudgeConfigSchema.parse(JSON.parse(readFileSync(cfgFile, 'utf8')));
-  } catch (e) {
-    return fail(
-      'judge',
-      `judge/judge.json: ${(e as Error).message.split('\n')[0].slice(0, 200)}`,
-      'max_submissions a positive integer, min_interval_sec a number of seconds',
-    );
-  }
+  const config = judgeConfigProblem(j);
+  if (config) return fail('judge', config.problem, config.fix);
   if (!existsSync(join(j, 'score.py')))
     return fail(
       'judge',
@@ -219,6 +205,13 @@ function judgeCheck(dir: string): CheckResult {
  * gets on purpose; its hidden data is the task author's to keep out).
  */
 function leaksCheck(dir: string): CheckResult {
+  const link = linkLeavingTask(dir);
+  if (link)
+    return fail(
+      'leaks',
+      `${link.rel} is a symlink to ${link.target}, outside the task directory: NanoBench would copy or mount what it points at`,
+      'replace the symlink with the file itself',
+    );
   const digest = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
   const hidden = new Map<string, { rel: string; test: boolean }[]>();
   const add = (f: string, test: boolean) => {
@@ -242,7 +235,10 @@ function leaksCheck(dir: string): CheckResult {
         "keep tests, solutions and graders out of environment/ (the build context of the agent's image)",
       );
   }
-  return pass('leaks', "environment/ holds no copy of tests/, solution/ or the judge's code");
+  return pass(
+    'leaks',
+    "environment/ holds no copy of tests/, solution/ or the judge's code; no symlink leads outside the task",
+  );
 }
 
 export function checkHarborTask(dir: string): TaskCheck {

@@ -28,8 +28,9 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LoadedTask } from '../task/load.js';
+import { environmentPath, type LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
+import { containedPath } from '../util/contained-path.js';
 import { UserError } from '../util/errors.js';
 import { patchPaths, protectedTestPaths } from '../verify/restore.js';
 
@@ -99,7 +100,13 @@ function applyPatch(dir: string, patch: string): void {
 function copyPaths(from: string, to: string, paths: string[]): string[] {
   const missing: string[] = [];
   for (const p of paths) {
-    const src = join(from, p);
+    // A symlink of the repository on the way would copy what it points at into the task (the
+    // path's own link is copied as a link).
+    const src = containedPath(
+      from,
+      p,
+      (why) => new UserError('NOT_EXPORTABLE', `cannot export "${p}": it ${why}`),
+    );
     if (!existsSync(src) && !isLink(src)) {
       missing.push(p);
       continue;
@@ -123,10 +130,8 @@ function dockerfile(lt: LoadedTask<ResolvedTask>, envDir: string, base: string):
   let head: string;
   if (t.environment?.dockerfile) {
     // The task's own environment: its build context comes along, its Dockerfile is the start.
-    const file = join(lt.datasetDir, t.environment.dockerfile);
-    const context = t.environment.context
-      ? join(lt.datasetDir, t.environment.context)
-      : dirname(file);
+    const file = environmentPath(t, lt.file, lt.datasetDir, 'dockerfile')!;
+    const context = environmentPath(t, lt.file, lt.datasetDir, 'context') ?? dirname(file);
     for (const e of readdirSync(context))
       if (e !== 'repo') cpSync(join(context, e), join(envDir, e), { recursive: true });
     head = readFileSync(file, 'utf8').trimEnd();

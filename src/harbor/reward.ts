@@ -2,6 +2,9 @@
 // metrics, numbers). The score is the `reward` metric (reward.txt's number is that metric); a
 // reward.json without one and with a single metric scores that metric; with several and no
 // `reward`, their mean. Scores are clamped to [0, 1] (the raw values stay in details.reward).
+// A `reward` that is there but is not a finite JSON number ("0.0", null, true), or a reward.txt
+// that is not a decimal number ("0x1", "true"), is verify/bad_reward: never read as 1, and never
+// replaced by another metric (a duration or a count once became a nop agent's pass).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExitKind } from '../agent/types.js';
@@ -14,6 +17,8 @@ export interface Reward {
   metrics: Record<string, number>;
   file: 'reward.txt' | 'reward.json';
 }
+
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 export function readReward(logsDir: string): Reward {
   const json = join(logsDir, 'reward.json');
@@ -31,6 +36,13 @@ export function readReward(logsDir: string): Reward {
     }
     const entries =
       typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? Object.entries(raw) : [];
+    const given = entries.find(([k]) => k === 'reward');
+    if (given && (typeof given[1] !== 'number' || !Number.isFinite(given[1])))
+      throw new InfraError(
+        'verify',
+        `reward.json's "reward" is ${JSON.stringify(given[1])} (${given[1] === null ? 'null' : typeof given[1]}): it must be a finite number, e.g. {"reward": 1.0}`,
+        'bad_reward',
+      );
     const metrics: Record<string, number> = {};
     for (const [k, v] of entries)
       if (typeof v === 'number' && Number.isFinite(v)) metrics[k] = v;
@@ -52,7 +64,8 @@ export function readReward(logsDir: string): Reward {
   if (existsSync(txt)) {
     const text = readFileSync(txt, 'utf8').trim();
     const value = Number(text);
-    if (text === '' || !Number.isFinite(value))
+    // Number() also reads "0x1", "0b1" and "" as numbers: only a decimal literal is a reward.
+    if (!DECIMAL.test(text) || !Number.isFinite(value))
       throw new InfraError(
         'verify',
         `reward.txt must hold one number, got "${text.slice(0, 80)}"`,
@@ -74,7 +87,8 @@ export interface HarborOutcome {
   explanation: string;
 }
 
-const STOPPED: ExitKind[] = ['context_exceeded', 'rate_limited', 'quota_exceeded'];
+// A provider's refusal (rate limit, quota) is an infra error before any reward is read.
+const STOPPED: ExitKind[] = ['context_exceeded'];
 
 /** The score and label of a Harbor trial: its reward, unless the agent never got to work. */
 export function harborOutcome(

@@ -7,11 +7,12 @@
 // NanoBench's own addition, outside Harbor's format: judge/ (a hidden grader behind an HTTP
 // judge, src/harbor/judge/), kept out of environment/ so the agent's image can never hold it.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { MAX_TIMEOUT_SEC } from '../task/schema.js';
+import { diskEscape } from '../util/contained-path.js';
 import { UserError } from '../util/errors.js';
 
 export const HARBOR_FILES = {
@@ -67,6 +68,37 @@ export const JudgeConfigSchema = z
   })
   .strict();
 export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;
+
+const JUDGE_FIX =
+  'judge/judge.json: {"max_submissions": N (a positive integer), "min_interval_sec": S, "grader_timeout_sec": T}';
+
+/**
+ * What is wrong with a task's judge/judge.json, in one line naming the field, or undefined when
+ * it is right. `task check` and the task loader say the same: a broken judge is refused when the
+ * task is loaded, never met by every trial as a stack of validation errors.
+ */
+export function judgeConfigProblem(judgeDir: string): { problem: string; fix: string } | undefined {
+  const file = join(judgeDir, 'judge.json');
+  if (!existsSync(file))
+    return {
+      problem: 'judge/ has no judge.json',
+      fix: 'add judge/judge.json: {"max_submissions": N, "min_interval_sec": S}',
+    };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    return {
+      problem: `judge/judge.json is not JSON: ${(e as Error).message.split('\n')[0].slice(0, 200)}`,
+      fix: JUDGE_FIX,
+    };
+  }
+  const r = JudgeConfigSchema.safeParse(raw);
+  if (r.success) return undefined;
+  const i = r.error.issues[0];
+  const field = i.path.length ? `field "${i.path.join('.')}"` : 'the top level';
+  return { problem: `judge/judge.json: ${field}: ${i.message}`, fix: JUDGE_FIX };
+}
 
 export interface HarborTask {
   kind: 'harbor';
@@ -159,6 +191,27 @@ export function harborDigest(dir: string): string {
   return `sha256:${h.digest('hex')}`;
 }
 
+/**
+ * The first symlink under a task directory that leads outside it (the directory's own entries
+ * included: a `tests` link to /root would mount /root into the verifier), or undefined.
+ */
+export function linkLeavingTask(dir: string): { rel: string; target: string } | undefined {
+  const walk = (d: string): { rel: string; target: string } | undefined => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isSymbolicLink()) {
+        const rel = relative(dir, p);
+        if (diskEscape(dir, rel, true)) return { rel, target: readlinkSync(p) };
+      } else if (e.isDirectory()) {
+        const found = walk(p);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  return walk(dir);
+}
+
 /** One Harbor task, or a one-line reason naming the file and the fix. */
 export function loadHarborTask(dir: string): HarborTask {
   const abs = resolve(dir);
@@ -179,6 +232,12 @@ export function loadHarborTask(dir: string): HarborTask {
       'INVALID_TASK',
       `${join(abs, HARBOR_FILES.testScript)}: missing; a Harbor task's verifier is tests/test.sh`,
     );
+  const link = linkLeavingTask(abs);
+  if (link)
+    throw new UserError(
+      'INVALID_TASK',
+      `${join(abs, link.rel)}: a symlink to ${link.target}, outside the task directory; NanoBench copies and mounts the task's files (tests/ into the verifier, environment/ as the build context): replace it with the file itself`,
+    );
   const { config } = cfg;
   if (!config.environment.docker_image && !existsSync(join(abs, HARBOR_FILES.dockerfile)))
     throw new UserError(
@@ -187,6 +246,12 @@ export function loadHarborTask(dir: string): HarborTask {
     );
   const solve = join(abs, HARBOR_FILES.solution);
   const judge = join(abs, HARBOR_FILES.judge);
+  const judgeProblem = existsSync(judge) ? judgeConfigProblem(judge) : undefined;
+  if (judgeProblem)
+    throw new UserError(
+      'INVALID_TASK',
+      `${abs}: ${judgeProblem.problem}; fix: ${judgeProblem.fix} (nanobench task check ${abs})`,
+    );
   return {
     kind: 'harbor',
     task_id: basename(abs),
@@ -196,7 +261,7 @@ export function loadHarborTask(dir: string): HarborTask {
     timeouts: { agent_sec: config.agent.timeout_sec, verifier_sec: config.verifier.timeout_sec },
     status: { state: 'active' },
     ...(existsSync(solve) && { solutionDir: join(abs, 'solution') }),
-    ...(existsSync(join(judge, 'judge.json')) && { judgeDir: judge }),
+    ...(existsSync(judge) && { judgeDir: judge }),
   };
 }
 

@@ -31,6 +31,7 @@ import { prepareEnvironment, resourcesOf } from '../run/trial-environment.js';
 import { type AgentOutcome, agentFailure, DEFAULT_SERVICES } from '../run/trial-phases.js';
 import type { TrialRecord } from '../store/store.js';
 import type { LoadedTask } from '../task/load.js';
+import { containedPath } from '../util/contained-path.js';
 import { InfraError } from '../util/errors.js';
 import { type RunResult, run } from '../util/process.js';
 import { ctimeMark, walk } from '../verify/fs-tree.js';
@@ -63,8 +64,8 @@ const TEST_COMMAND =
 export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<TrialRecord> {
   const started = new Date();
   const task = spec.task.task;
-  const ws = env.paths.workspace(env.runId, spec.key);
-  const scratch = env.paths.scratch(env.runId, spec.key);
+  const dirs = env.paths.claimTrialDirs(env.runId, spec.key);
+  const { workspace: ws, scratch } = dirs;
   const artifactsDir = env.paths.artifacts(env.runId, spec.key);
   const rec = emptyRecord(env.runId, spec, started.toISOString(), artifactsDir);
   const sandbox = env.sandbox;
@@ -128,6 +129,14 @@ export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<T
         timed_out: tests.timedOut,
         ms: tests.durationMs,
       };
+      // A grader that failed to grade a submission (or the final one): no reward means anything.
+      const failed = judge?.graderFailure();
+      if (failed)
+        throw new InfraError(
+          'grader',
+          `judge/${failed.grader}.py ${failed.failure === 'timed_out' ? 'timed out' : 'failed'} on submission ${failed.submission}: ${failed.reason}`,
+          failed.failure,
+        );
       return readReward(logs);
     });
     const outcome = await phase(rec, 'score', () =>
@@ -170,6 +179,7 @@ export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<T
     if (!env.keepWorkspaces) rmSync(ws, { recursive: true, force: true });
     rmSync(scratch, { recursive: true, force: true });
     rmSync(`${scratch}-verifier`, { recursive: true, force: true });
+    dirs.release();
   }
   rec.finished_at = new Date().toISOString();
   rec.duration_ms = Date.now() - started.getTime();
@@ -285,7 +295,14 @@ async function verifyPhase(
   const dir = `${scratch}-verifier`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'logs'), { recursive: true });
-  cpSync(join(task.dir, 'tests'), join(dir, 'tests'), { recursive: true });
+  // Refused when the task was loaded; checked again where it is copied into the verifier.
+  const tests = containedPath(
+    task.dir,
+    'tests',
+    (why) => new InfraError('verify', `tests/ ${why}: not copied`, 'bad_test_path'),
+    true,
+  );
+  cpSync(tests, join(dir, 'tests'), { recursive: true });
   const judgeEnv: Record<string, string> = judge
     ? { JUDGE_VERIFIER_URL: judge.verifierUrl, JUDGE_TOKEN: judge.token }
     : {};

@@ -16,14 +16,27 @@ import {
 import { safeUrl, type Upstream } from './forward.js';
 import type { ProviderKind } from './kinds.js';
 import {
+  describePreflight,
+  type PreflightResult,
+  type PreflightTarget,
+  preflightOne,
+  stopsTheRun,
+} from './preflight.js';
+import {
   DEFAULT_PROVIDERS_FILE,
   loadProvidersConfig,
   resolveUpstream,
   SCRIPTED,
   takeApiKey,
 } from './providers-config.js';
-import { type ProxyTrial, startProxy, type TrialOptions, type TrialTelemetry } from './proxy.js';
-import { loadScripts, startScriptedServer } from './scripted-server.js';
+import {
+  type ProviderProxy,
+  type ProxyTrial,
+  startProxy,
+  type TrialOptions,
+  type TrialTelemetry,
+} from './proxy.js';
+import { loadScripts, type ModelScript, startScriptedServer } from './scripted-server.js';
 import { checkProxyEnv } from './upstream-proxy.js';
 import type { Price } from './usage.js';
 
@@ -43,14 +56,51 @@ export interface TrialEndpoint {
 
 export interface Endpoints {
   endpointFor(spec: TrialSpec, trial?: { artifactsDir: string }): TrialEndpoint | undefined;
+  /**
+   * One minimal request per (provider, model) of the run through the proxy, before any trial
+   * (src/provider/preflight.ts). Throws an InfraError (exit 1) naming the pair, the HTTP status
+   * and the fix when a provider refuses the key, the account or the model; logs a line for a
+   * pair that is rate-limited, failing or silent, and goes on.
+   */
+  preflight(log?: (line: string) => void): Promise<PreflightResult[]>;
   close(): Promise<void>;
 }
 
-const NONE: Endpoints = { endpointFor: () => undefined, close: async () => {} };
+const NONE: Endpoints = {
+  endpointFor: () => undefined,
+  preflight: async () => [],
+  close: async () => {},
+};
 
-type UpstreamFor = (spec: TrialSpec) => { upstream: Upstream; price?: Price };
+type Routed = { upstream: Upstream; price?: Price };
+type UpstreamFor = (spec: TrialSpec) => Routed;
 
-async function scriptedUpstreams(config: RunConfig) {
+/** How the run's preflight reaches one (provider, model) pair, and how to fix a refused key. */
+type PreflightFor = (provider: string, model: string) => Routed & { keyFix: string };
+
+/**
+ * A scripted model must have a behaviour for every task it is planned on (or a "*"): without one
+ * it would silently do nothing and score. Refused when the run is planned, naming both.
+ */
+export function unscriptedTasks(
+  scripts: ModelScript[],
+  plan: TrialSpec[],
+): { model: string; task: string }[] {
+  const byModel = new Map(scripts.map((s) => [s.model, s]));
+  const seen = new Set<string>();
+  const missing: { model: string; task: string }[] = [];
+  for (const spec of plan) {
+    const script = spec.provider === SCRIPTED ? byModel.get(spec.model) : undefined;
+    const task = spec.task.task.task_id;
+    const key = `${spec.model}\0${task}`;
+    if (!script || script.refuse || seen.has(key)) continue;
+    seen.add(key);
+    if (!script.tasks[task] && !script.tasks['*']) missing.push({ model: spec.model, task });
+  }
+  return missing;
+}
+
+async function scriptedUpstreams(config: RunConfig, plan: TrialSpec[] = []) {
   const dir = config.scripts ?? DEFAULT_SCRIPTS_DIR;
   const scripts = await loadScripts(dir);
   const known = scripts.map((s) => s.model);
@@ -62,19 +112,39 @@ async function scriptedUpstreams(config: RunConfig) {
       'UNKNOWN_MODEL',
       `scripted model(s) ${missing.join(', ')} not found in ${dir} (available: ${known.join(', ')})`,
     );
+  const unscripted = unscriptedTasks(scripts, plan);
+  if (unscripted.length) {
+    const first = unscripted[0];
+    const more =
+      unscripted.length > 1
+        ? ` (and ${unscripted.length - 1} more: ${unscripted
+            .slice(1, 4)
+            .map((u) => `${u.model}/${u.task}`)
+            .join(', ')})`
+        : '';
+    throw new UserError(
+      'UNSCRIPTED_TASK',
+      `scripted model "${first.model}" has no script for task "${first.task}"${more}: add a behaviour for it (or a "*") to its script in ${dir}, or leave the task out with --task`,
+    );
+  }
   const server = await startScriptedServer(scripts);
-  const upstreamFor: UpstreamFor = (spec) => ({
-    upstream: {
-      provider: SCRIPTED,
-      kind: 'openai-compatible',
-      baseUrl: server.baseUrlFor(spec.task.task.task_id, spec.attempt),
-      acceptsTemperature: true,
-      supportsStreamUsage: true,
-      temperature: 0,
-      headers: {},
-    },
+  const upstream = (baseUrl: string): Upstream => ({
+    provider: SCRIPTED,
+    kind: 'openai-compatible',
+    baseUrl,
+    acceptsTemperature: true,
+    supportsStreamUsage: true,
+    temperature: 0,
+    headers: {},
   });
-  return { upstreamFor, close: () => server.close() };
+  const upstreamFor: UpstreamFor = (spec) => ({
+    upstream: upstream(server.baseUrlFor(spec.task.task.task_id, spec.attempt)),
+  });
+  const preflightFor: PreflightFor = (_provider, model) => ({
+    upstream: upstream(server.preflightUrl()),
+    keyFix: `scripted model "${model}" refuses every request: its script in ${dir} says "refuse"`,
+  });
+  return { upstreamFor, preflightFor, close: () => server.close() };
 }
 
 /** Declared providers: config file, provider, model and key are all checked up front. */
@@ -87,8 +157,10 @@ function declaredUpstreams(config: RunConfig, names: string[]) {
     );
   const decls = loadProvidersConfig(file);
   const byModel = new Map<string, { upstream: Upstream; price?: Price }>();
+  const keyEnvs = new Map<string, string | undefined>();
   for (const m of config.models.filter((x) => names.includes(x.provider))) {
     const d = resolveUpstream(decls, file, m.provider, m.model);
+    keyEnvs.set(m.provider, d.apiKeyEnv);
     const { apiKeyEnv: _name, price, ...rest } = d;
     byModel.set(`${m.provider}|${m.model}`, {
       upstream: { ...rest, apiKey: takeApiKey(d, file) },
@@ -98,8 +170,18 @@ function declaredUpstreams(config: RunConfig, names: string[]) {
   // A bad HTTPS_PROXY is a user error now, not an infra error in every trial.
   checkProxyEnv([...byModel.values()].map((v) => v.upstream.baseUrl));
   const upstreamFor: UpstreamFor = (spec) => byModel.get(`${spec.provider}|${spec.model}`)!;
+  const preflightFor: PreflightFor = (provider, model) => {
+    const routed = byModel.get(`${provider}|${model}`)!;
+    const env = keyEnvs.get(provider);
+    return {
+      ...routed,
+      keyFix: env
+        ? `set ${env} to a key that provider "${provider}" accepts (declared in ${file})`
+        : `provider "${provider}" in ${file} names no api_key_env: add the variable holding its key`,
+    };
+  };
   const secrets = [...byModel.values()].map((v) => v.upstream.apiKey);
-  return { upstreamFor, secrets };
+  return { upstreamFor, preflightFor, secrets };
 }
 
 /** --replay: every planned trial must have a cassette. */
@@ -134,6 +216,7 @@ export async function startEndpoints(
   const closers: (() => Promise<void>)[] = [];
   let replayFor: ReturnType<typeof replayIndex> | undefined;
   const upstreams = new Map<string, UpstreamFor>();
+  const preflights = new Map<string, PreflightFor>();
   let secrets: (string | undefined)[] = [];
   try {
     if (config.replay) replayFor = replayIndex(config.replay, plan);
@@ -141,12 +224,16 @@ export async function startEndpoints(
       const declared = providers.filter((p) => p !== SCRIPTED);
       if (declared.length) {
         const d = declaredUpstreams(config, declared);
-        for (const p of declared) upstreams.set(p, d.upstreamFor);
+        for (const p of declared) {
+          upstreams.set(p, d.upstreamFor);
+          preflights.set(p, d.preflightFor);
+        }
         secrets = d.secrets;
       }
       if (providers.includes(SCRIPTED)) {
-        const s = await scriptedUpstreams(config);
+        const s = await scriptedUpstreams(config, plan);
         upstreams.set(SCRIPTED, s.upstreamFor);
+        preflights.set(SCRIPTED, s.preflightFor);
         closers.push(s.close);
       }
     }
@@ -181,8 +268,16 @@ export async function startEndpoints(
       }
       return proxy.openTrial(o);
     };
+    // A replay calls no provider: nothing to check before it.
+    const targets: PreflightTarget[] = replayFor
+      ? []
+      : uniquePairs(config).map(({ provider, model }) => {
+          const { keyFix, ...routed } = preflights.get(provider)!(provider, model);
+          return { provider, model, keyFix, options: { provider, model, ...routed } };
+        });
     return {
       endpointFor,
+      preflight: (log) => runPreflight(proxy, targets, log),
       close: async () => {
         for (const c of closers.reverse()) await c();
       },
@@ -191,4 +286,34 @@ export async function startEndpoints(
     for (const c of closers.reverse()) await c();
     throw e;
   }
+}
+
+/** The run's (provider, model) pairs, each once: a run may one day span several providers. */
+function uniquePairs(config: RunConfig): { provider: string; model: string }[] {
+  const seen = new Set<string>();
+  return config.models.filter((m) => {
+    const k = `${m.provider}\0${m.model}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** Every pair at once; a definite refusal of any of them stops the run in one line. */
+async function runPreflight(
+  proxy: ProviderProxy,
+  targets: PreflightTarget[],
+  log?: (line: string) => void,
+): Promise<PreflightResult[]> {
+  const results = await Promise.all(targets.map((t) => preflightOne(proxy, t)));
+  const line = (r: PreflightResult) => describePreflight(r, targets[results.indexOf(r)]);
+  const refused = results.filter(stopsTheRun);
+  if (refused.length)
+    throw new InfraError(
+      'provider',
+      `preflight: ${refused.map(line).join('; ')}; nothing was run`,
+      refused[0].refusal,
+    );
+  for (const r of results) if (r.refusal || r.failure) log?.(`preflight: ${line(r)}`);
+  return results;
 }

@@ -171,11 +171,38 @@ const SERVER = /overloaded|server_error|api_error|INTERNAL|UNAVAILABLE/;
 export function classifyError(status: number, message: string, code?: string): ErrorClass {
   const text = `${code ?? ''} ${message}`;
   if (CONTEXT.test(text)) return 'context_length';
-  if ((status === 429 || status === 400 || status === 0) && QUOTA.test(text)) return 'quota';
+  if ([0, 400, 402, 403, 429].includes(status) && QUOTA.test(text)) return 'quota';
   if (status === 429 || RATE.test(text)) return 'rate_limit';
   if (status >= 500 || SERVER.test(text)) return 'server_error';
   return 'other';
 }
+
+/**
+ * How a provider refused service, in any format: the key (401, 403), the account's money (402, a
+ * quota), the model name (404), its rate limit (429) or its own failure (5xx). Each is an infra
+ * error of the trial (stage `provider`, this code), never the model's score; a context-length
+ * error is the model's and is no refusal. Undefined for anything else (a 400 about the request).
+ */
+export type Refusal = 'auth' | 'billing' | 'model_not_found' | 'rate_limited' | 'server_error';
+
+export function refusalOf(status: number, cls: ErrorClass): Refusal | undefined {
+  if (cls === 'context_length') return undefined;
+  if (cls === 'quota' || status === 402) return 'billing';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 404) return 'model_not_found';
+  if (cls === 'rate_limit' || status === 429) return 'rate_limited';
+  if (cls === 'server_error' || status >= 500) return 'server_error';
+  return undefined;
+}
+
+/** What a refusal means, in a reader's words. */
+export const REFUSAL_TEXT: Record<Refusal, string> = {
+  auth: 'the provider refused the key',
+  billing: 'the provider refused for billing (no credit or quota left)',
+  model_not_found: 'the provider has no such model',
+  rate_limited: 'the provider rate-limited every attempt',
+  server_error: 'the provider failed (server error)',
+};
 
 /** The message and code of an error object in any of the four formats, or undefined. */
 export function errorOf(obj: unknown): { message: string; code?: string } | undefined {
@@ -219,6 +246,8 @@ export function errorReply(
 function anthropicType(status: number, code: string): string {
   if (status === 429) return 'rate_limit_error';
   if (status === 401) return 'authentication_error';
+  if (status === 402) return 'billing_error';
+  if (status === 403) return 'permission_error';
   if (status === 404) return 'not_found_error';
   if (status >= 500) return 'api_error';
   return code === 'overloaded' ? 'overloaded_error' : 'invalid_request_error';
@@ -227,6 +256,7 @@ function anthropicType(status: number, code: string): string {
 function googleStatus(status: number): string {
   if (status === 429) return 'RESOURCE_EXHAUSTED';
   if (status === 401) return 'UNAUTHENTICATED';
+  if (status === 403) return 'PERMISSION_DENIED';
   if (status === 404) return 'NOT_FOUND';
   if (status >= 500) return 'INTERNAL';
   return 'INVALID_ARGUMENT';

@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { redactor } from '../util/redact.js';
 import { type BudgetHit, type Budgets, budgetErrorBody, overBudget } from './budget.js';
 import { type CassetteHeader, CassetteWriter, type Exchange } from './cassette.js';
 import { forward, type Quirks, safeUrl, type Upstream, type UpstreamFailure } from './forward.js';
@@ -65,11 +66,7 @@ export interface ProviderProxy {
 
 const ROUTE = /^\/trial\/([0-9a-f]+)\/(v1|v1beta)\/(.+?)\/?$/;
 
-/** Redacts every occurrence of the given secrets. */
-export function redactor(secrets: (string | undefined)[]): (s: string) => string {
-  const list = secrets.filter((s): s is string => Boolean(s && s.length >= 4));
-  return (s) => list.reduce((acc, k) => acc.split(k).join('[REDACTED]'), s);
-}
+export { redactor };
 
 class Trial {
   readonly token = randomBytes(12).toString('hex');

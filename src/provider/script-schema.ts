@@ -12,9 +12,24 @@ export const FAIL_KINDS = [
   'context_http', // HTTP 400, the format's context length error
   'context_stream', // HTTP 200, then the format's error event about the context length
   'server_error', // HTTP 500
+  'auth', // HTTP 401, the key is refused
+  'forbidden', // HTTP 403, the key may not use the model
+  'billing', // HTTP 402, no credit left
+  'model_not_found', // HTTP 404, no such model
   'slow', // wait delay_ms before sending headers, then answer "Done."
 ] as const;
 export type FailKind = (typeof FAIL_KINDS)[number];
+
+/** Failures a whole model can answer with (`refuse`): the provider refusing service. */
+export const REFUSE_KINDS = [
+  'auth',
+  'forbidden',
+  'billing',
+  'model_not_found',
+  'rate_limit',
+  'quota',
+  'server_error',
+] as const satisfies readonly FailKind[];
 
 const ToolCallSchema = z
   .object({
@@ -31,6 +46,13 @@ export const StepSchema = z.union([
     .object({
       fail: z.enum(FAIL_KINDS),
       delay_ms: z.number().int().nonnegative().optional(),
+      retry_after_sec: z
+        .number()
+        .int()
+        .min(0)
+        .max(3600)
+        .optional()
+        .describe('the retry-after header of the failure (default 0: retries come at once)'),
     })
     .strict(),
 ]);
@@ -52,8 +74,15 @@ export const ModelScriptSchema = z
   .object({
     model: z.string().min(1).describe('model name the agent sends in "model"'),
     description: z.string().default(''),
+    refuse: z
+      .enum(REFUSE_KINDS)
+      .optional()
+      .describe(
+        "the provider refuses every request for this model, the run's preflight included (a wrong key, no credit, no such model)",
+      ),
     tasks: z
       .record(BehaviourSchema)
+      .default({})
       .describe('behaviour per task id; "*" is the fallback for any other task'),
   })
   .strict();
@@ -82,7 +111,7 @@ function describeIssue(issue: ZodIssue): string {
   if (deep.code === 'invalid_union') {
     const isStep = deep.path.includes('steps');
     const expected = isStep
-      ? 'a step: {"tool","args"}, {"tools":[...]}, {"final"} or {"fail","delay_ms"?}'
+      ? 'a step: {"tool","args"}, {"tools":[...]}, {"final"} or {"fail","delay_ms"?,"retry_after_sec"?}'
       : 'a behaviour: {"steps":[...]} or {"variants":[...]}';
     return `${where}: expected ${expected}`;
   }

@@ -9,7 +9,6 @@ import type { FailKind } from './script-schema.js';
 import {
   CONTEXT_LIMIT,
   errorBody,
-  NO_WAIT,
   overflowOf,
   plainReply,
   type Reply,
@@ -32,7 +31,14 @@ export interface ScriptedFormat {
   /** Assistant turns in the request's conversation: which step of the script comes next. */
   turns(body: Record<string, unknown>): number;
   reply(res: ServerResponse, a: ReplyArgs): void;
-  failure(res: ServerResponse, kind: FailKind, promptTokens: number, model: string): void;
+  /** A scripted failure; `wait` is its retry-after header (the step's retry_after_sec). */
+  failure(
+    res: ServerResponse,
+    kind: FailKind,
+    promptTokens: number,
+    model: string,
+    wait: Record<string, string>,
+  ): void;
   /** A server-side error (unknown model or task) in the format. */
   error(res: ServerResponse, status: number, message: string, code: string): void;
 }
@@ -66,7 +72,8 @@ const chat: ScriptedFormat = {
     if (a.stream) streamReply(res, a.model, a.reply, usage, a.id);
     else plainReply(res, a.model, a.reply, usage, a.id);
   },
-  failure: (res, kind, promptTokens, model) => sendFailure(res, kind, promptTokens, model),
+  failure: (res, kind, promptTokens, model, wait) =>
+    sendFailure(res, kind, promptTokens, model, wait),
   error: (res, status, message, code) =>
     sendJson(res, status, errorBody(message, 'invalid_request_error', code)),
 };
@@ -131,7 +138,7 @@ const anthropic: ScriptedFormat = {
     ev('message_stop', {});
     sse(res, events);
   },
-  failure(res, kind, promptTokens) {
+  failure(res, kind, promptTokens, _model, wait) {
     const err = (status: number, message: string, code: string, headers = {}) =>
       sendJson(res, status, errorReply('anthropic', status, message, code), headers);
     const context = contextMessage('anthropic', '', {
@@ -144,7 +151,7 @@ const anthropic: ScriptedFormat = {
           429,
           'Number of request tokens has exceeded your per-minute rate limit (scripted).',
           'rate_limit',
-          NO_WAIT,
+          wait,
         );
       case 'quota':
         // Anthropic answers an empty balance with a 400, not a 429.
@@ -160,12 +167,7 @@ const anthropic: ScriptedFormat = {
           ['error', { type: 'error', error: { type: 'invalid_request_error', message: context } }],
         ]);
       case 'server_error':
-        return err(
-          500,
-          'The scripted model server was told to fail (server_error).',
-          'api',
-          NO_WAIT,
-        );
+        return err(500, 'The scripted model server was told to fail (server_error).', 'api', wait);
       case 'slow':
         return undefined;
     }
@@ -211,7 +213,7 @@ const google: ScriptedFormat = {
       '\r\n',
     );
   },
-  failure(res, kind, promptTokens) {
+  failure(res, kind, promptTokens, _model, wait) {
     const err = (status: number, message: string, headers = {}) =>
       sendJson(res, status, errorReply('google', status, message, ''), headers);
     const context = contextMessage('google', '', {
@@ -220,19 +222,19 @@ const google: ScriptedFormat = {
     });
     switch (kind) {
       case 'rate_limit':
-        return err(429, 'Resource exhausted. Please try again later. (scripted)', NO_WAIT);
+        return err(429, 'Resource exhausted. Please try again later. (scripted)', wait);
       case 'quota':
         return err(
           429,
           'You exceeded your current quota, please check your plan and billing details.',
-          NO_WAIT,
+          wait,
         );
       case 'context_http':
         return err(400, context);
       case 'context_stream':
         return sse(res, [[null, errorReply('google', 400, context, '')]], '\r\n');
       case 'server_error':
-        return err(500, 'The scripted model server was told to fail (server_error).', NO_WAIT);
+        return err(500, 'The scripted model server was told to fail (server_error).', wait);
       case 'slow':
         return undefined;
     }
@@ -335,8 +337,8 @@ const responses: ScriptedFormat = {
     ev('response.completed', { response });
     sse(res, events);
   },
-  failure(res, kind, promptTokens, model) {
-    if (kind !== 'context_stream') return chat.failure(res, kind, promptTokens, model);
+  failure(res, kind, promptTokens, model, wait) {
+    if (kind !== 'context_stream') return chat.failure(res, kind, promptTokens, model, wait);
     const message = contextMessage('openai-responses', '', {
       limit: CONTEXT_LIMIT,
       used: overflowOf(promptTokens),
@@ -374,3 +376,40 @@ export const SCRIPTED_FORMATS: Record<ProviderKind, ScriptedFormat> = {
   google,
   'openai-responses': responses,
 };
+
+/** Refusals of service, the same in every format: a status and the format's own error shape. */
+const REFUSALS: Partial<Record<FailKind, { status: number; message: string; code: string }>> = {
+  auth: { status: 401, message: 'Incorrect API key provided (scripted).', code: 'invalid_api_key' },
+  forbidden: {
+    status: 403,
+    message: 'This key is not allowed to use the model (scripted).',
+    code: 'permission_denied',
+  },
+  billing: {
+    status: 402,
+    message: 'Payment required: the account has no credit left (scripted).',
+    code: 'payment_required',
+  },
+  model_not_found: {
+    status: 404,
+    message: 'The model does not exist or this key cannot use it (scripted).',
+    code: 'model_not_found',
+  },
+};
+
+/** Sends scripted failure `fail` in the format of `kind`, with retry-after `retryAfterSec`. */
+export function sendScriptedFailure(
+  kind: ProviderKind,
+  res: ServerResponse,
+  fail: FailKind,
+  promptTokens: number,
+  model: string,
+  retryAfterSec = 0,
+): void {
+  const wait = { 'retry-after': String(retryAfterSec) };
+  const refusal = REFUSALS[fail];
+  if (refusal) {
+    const body = errorReply(kind, refusal.status, refusal.message, refusal.code);
+    sendJson(res, refusal.status, body, wait);
+  } else SCRIPTED_FORMATS[kind].failure(res, fail, promptTokens, model, wait);
+}

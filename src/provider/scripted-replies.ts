@@ -27,6 +27,7 @@ export function sendFailure(
   kind: FailKind,
   promptTokens: number,
   model: string,
+  wait: Record<string, string> = NO_WAIT,
 ) {
   const overflow = overflowOf(promptTokens);
   const contextMsg =
@@ -38,7 +39,7 @@ export function sendFailure(
         res,
         429,
         errorBody(`Rate limit reached for ${model} (scripted).`, 'requests', 'rate_limit_exceeded'),
-        NO_WAIT,
+        wait,
       );
     case 'quota':
       return sendJson(
@@ -49,7 +50,7 @@ export function sendFailure(
           'insufficient_quota',
           'insufficient_quota',
         ),
-        NO_WAIT,
+        wait,
       );
     case 'context_http':
       return sendJson(
@@ -72,7 +73,7 @@ export function sendFailure(
           'server_error',
           null,
         ),
-        NO_WAIT,
+        wait,
       );
     case 'slow':
       return undefined; // handled by the caller: a delayed normal reply

@@ -17,7 +17,7 @@ import {
   type Route,
 } from './kinds.js';
 import type { Behaviour, ModelScript, Step } from './script-schema.js';
-import { SCRIPTED_FORMATS } from './scripted-formats.js';
+import { SCRIPTED_FORMATS, sendScriptedFailure } from './scripted-formats.js';
 import { errorBody, replyFor, sendJson, tokens } from './scripted-replies.js';
 
 export type { Behaviour, ModelScript, Step } from './script-schema.js';
@@ -38,6 +38,8 @@ export interface RecordedRequest {
   credentials: Record<string, string>;
   /** The wire format the request was in. */
   kind?: ProviderKind;
+  /** The run's preflight request, not a trial's. */
+  preflight?: boolean;
   stepIndex?: number;
   /** What the server did: "tool_calls", "final", "fail:<kind>", or "error:<status>". */
   outcome: string;
@@ -56,6 +58,11 @@ export interface ScriptedServer {
   url: string;
   /** Base URL (ends in /v1; Gemini's in /v1beta) that routes requests to one task and attempt. */
   baseUrlFor(taskId: string, attempt: number, kind?: ProviderKind): string;
+  /**
+   * Base URL of the run's preflight (src/provider/preflight.ts): a model whose script says
+   * `refuse` answers with that failure, every other one with a short final reply.
+   */
+  preflightUrl(kind?: ProviderKind): string;
   /** Every request received, in arrival order (for tests). */
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -82,7 +89,7 @@ export function pickStep(
   return resolveBehaviour(behaviour, attempt)[assistantTurns] ?? DONE;
 }
 
-const ROUTE = /^(?:\/t\/([^/]+)\/(\d+))?\/(v1|v1beta)\/(.+?)\/?$/;
+const ROUTE = /^(?:\/t\/([^/]+)\/(\d+)|\/(preflight))?\/(v1|v1beta)\/(.+?)\/?$/;
 
 /** Which wire format a request path is in. */
 function routeOf(version: string, path: string): { kind: ProviderKind; route: Route } | undefined {
@@ -126,7 +133,7 @@ export async function startScriptedServer(
     for (const h of CREDENTIAL_HEADERS)
       if (typeof req.headers[h] === 'string') rec.credentials[h] = req.headers[h] as string;
     requests.push(rec);
-    const found = m ? routeOf(m[3], m[4]) : undefined;
+    const found = m ? routeOf(m[4], m[5]) : undefined;
     const format = SCRIPTED_FORMATS[found?.kind ?? 'openai-compatible'];
     const fail = (status: number, message: string, code: string) => {
       Object.assign(rec, { status, outcome: `error:${status}` });
@@ -136,7 +143,8 @@ export async function startScriptedServer(
       rec.taskId = decodeURIComponent(m[1]);
       rec.attempt = Number(m[2]);
     }
-    if (m && m[3] === 'v1' && m[4] === 'models') {
+    if (m?.[3]) rec.preflight = true;
+    if (m && m[4] === 'v1' && m[5] === 'models') {
       Object.assign(rec, { status: 200, outcome: 'models' });
       const data = [...byModel.keys()].map((id) => ({ id, object: 'model', owned_by: 'scripted' }));
       return sendJson(res, 200, { object: 'list', data });
@@ -168,8 +176,16 @@ export async function startScriptedServer(
         'model_not_found',
       );
     }
+    const promptTokens = tokens(raw);
+    // The provider refuses service for this model: every request, the preflight's too.
+    if (script.refuse) {
+      sendScriptedFailure(found.kind, res, script.refuse, promptTokens, model);
+      return Object.assign(rec, { status: res.statusCode, outcome: `refuse:${script.refuse}` });
+    }
     rec.stepIndex = format.turns(body);
-    const step = pickStep(script, rec.taskId, rec.attempt, rec.stepIndex);
+    const step = rec.preflight
+      ? { final: 'OK' }
+      : pickStep(script, rec.taskId, rec.attempt, rec.stepIndex);
     if (!step)
       return fail(
         404,
@@ -177,7 +193,6 @@ export async function startScriptedServer(
         'task_not_scripted',
       );
 
-    const promptTokens = tokens(raw);
     const delay =
       'fail' in step
         ? (step.delay_ms ?? (step.fail === 'slow' ? (opts.slowDelayMs ?? 30_000) : 0))
@@ -203,7 +218,7 @@ export async function startScriptedServer(
         });
     }
     if ('fail' in step && step.fail !== 'slow') {
-      format.failure(res, step.fail, promptTokens, model);
+      sendScriptedFailure(found.kind, res, step.fail, promptTokens, model, step.retry_after_sec);
       return Object.assign(rec, { status: res.statusCode, outcome: `fail:${step.fail}` });
     }
     const reply = replyFor(step);
@@ -250,6 +265,7 @@ export async function startScriptedServer(
     url,
     baseUrlFor: (taskId, attempt, kind = 'openai-compatible') =>
       `${url}/t/${encodeURIComponent(taskId)}/${attempt}/${KINDS[kind].version}`,
+    preflightUrl: (kind = 'openai-compatible') => `${url}/preflight/${KINDS[kind].version}`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

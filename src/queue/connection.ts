@@ -5,5 +5,3 @@ export function connectionFor(url: string) {
 }
 
 export { isRedacted, REDACTED, redactUrl } from '../util/redact-url.js';
-
-export const CONNECT_TIMEOUT_MS = 10_000;

@@ -16,16 +16,20 @@ import { RunPaths } from '../run/paths.js';
 import { runTrial } from '../run/trial.js';
 import { type RunWiring, wireRun } from '../run/wiring.js';
 import type { TrialRecord } from '../store/store.js';
+import { actAsWorker } from '../util/execution.js';
+import { unmountUnder } from '../workspace/layers.js';
 import { packArtifacts } from './artifacts.js';
 import { connectionFor } from './connection.js';
 import { probeRedis } from './probe.js';
 import {
+  jobId,
   PROTOCOL_VERSION,
   QUEUE_NAME,
   specOf,
   type TrialJobData,
   type TrialJobResult,
 } from './protocol.js';
+import { claimWorkerDir, describeSwept } from './worker-dirs.js';
 
 export interface WorkerOptions {
   url: string;
@@ -49,13 +53,23 @@ type RunContext = RunWiring;
 
 export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const name = `${hostname()}:${process.pid}`;
+  // Every process this worker starts says so: a resumed run on this machine leaves them alone.
+  actAsWorker();
+  await probeRedis(o.url);
   // Caches are shared by workers on one machine (safe: built atomically); trial directories are
-  // per process, so a retried trial never lands on the leftovers of a dead worker.
+  // per process, so a retried trial never lands on the leftovers of a dead worker, and what dead
+  // workers left here is ended first.
   const workDir = resolve(o.workDir);
-  const own = join(workDir, `worker-${process.pid}`);
+  const { dir: own, swept } = await claimWorkerDir(workDir);
+  const said = describeSwept(swept, workDir);
+  if (said) o.log(said);
   const paths = new RunPaths(join(own, 'trials.sqlite'), join(workDir, 'cache'));
   const contexts = new Map<string, Promise<RunContext>>();
   const abort = new AbortController();
+  // Trials running here, by job id. A queue that hands out a trial again while it runs (Redis
+  // restarted empty, and the coordinator enqueued it anew) gets the running one's result: the
+  // same trial is never started twice in one worker.
+  const running = new Map<string, Promise<TrialJobResult>>();
 
   // One agent and one set of model endpoints per run configuration, built on first use.
   const contextFor = (config: RunConfig): Promise<RunContext> => {
@@ -77,6 +91,24 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     const data = job.data;
     if (data.protocol !== PROTOCOL_VERSION)
       throw new Error(`job protocol ${data.protocol}, this worker speaks ${PROTOCOL_VERSION}`);
+    const id = jobId(data.runId, data.spec.key);
+    const already = running.get(id);
+    if (already) {
+      o.log(
+        `${JSON.stringify(data.spec.key)} (run ${data.runId}) is already running here; this job waits for it`,
+      );
+      return already;
+    }
+    const trial = runJob(data);
+    running.set(id, trial);
+    try {
+      return await trial;
+    } finally {
+      running.delete(id);
+    }
+  };
+
+  const runJob = async (data: TrialJobData): Promise<TrialJobResult> => {
     const spec = specOf(data);
     o.log(`start ${JSON.stringify(spec.key)} (run ${data.runId})`);
     const { agent, endpoints, sandbox } = await contextFor(data.config);
@@ -103,7 +135,6 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     return { record: rec, artifacts };
   };
 
-  await probeRedis(o.url);
   const worker = new Worker<TrialJobData, TrialJobResult>(QUEUE_NAME, processor, {
     connection: connectionFor(o.url),
     concurrency: o.concurrency,
@@ -122,7 +153,13 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       if (force) abort.abort();
       await worker.close(force);
       for (const ctx of contexts.values()) await (await ctx.catch(() => null))?.endpoints.close();
-      rmSync(own, { recursive: true, force: true });
+      // A trial aborted mid-way may not have unmounted its workspace yet.
+      try {
+        unmountUnder(own);
+        rmSync(own, { recursive: true, force: true });
+      } catch (e) {
+        o.log(`could not remove ${own} (${(e as Error).message}); the next worker here will`);
+      }
     },
   };
 }

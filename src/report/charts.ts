@@ -119,7 +119,7 @@ const categoryAxis = (data: string[]) => ({
   axisTick: { show: false },
 });
 
-/** Pass rate per model and mode, with its 95% Wilson interval. */
+/** Pass rate per model and mode (each task once), with its 95% interval over tasks. */
 export function scoreChart(models: ModelRow[], agent: string): string {
   const cats = models.map((m) => `${modelName(m.provider, m.model, agent)} · ${m.mode}`);
   const modes = [...new Set(models.map((m) => m.mode))];
@@ -130,15 +130,17 @@ export function scoreChart(models: ModelRow[], agent: string): string {
     barGap: '-100%', // one bar per category: the other modes' entries are empty
     itemStyle: { color: MODE_COLORS[mode] ?? '#79706e' },
     data: models.map((m) =>
-      m.mode === mode && m.rate.pass_rate !== null ? Math.round(m.rate.pass_rate * 1000) / 10 : '-',
+      m.mode === mode && m.tasks.pass_rate !== null
+        ? Math.round(m.tasks.pass_rate * 1000) / 10
+        : '-',
     ),
   }));
   const whiskers = intervalSeries(
     models.map((m, i) => [
-      m.rate.ci95.low * 100,
-      m.rate.ci95.high * 100,
+      m.tasks.ci95.low * 100,
+      m.tasks.ci95.high * 100,
       i,
-      `${m.rate.passed}/${m.rate.scored}`,
+      `${m.tasks.tasks} task${m.tasks.tasks === 1 ? '' : 's'}`,
     ]),
   );
   return render(

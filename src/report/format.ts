@@ -1,5 +1,6 @@
 // Number and name formatting shared by the markdown and HTML renderers, so both print the same.
 import type { Rate } from '../stats/aggregate.js';
+import type { TaskWeightedRate } from '../stats/tasks.js';
 import type { Interval } from '../stats/wilson.js';
 
 export const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -12,6 +13,28 @@ export const score2 = (x: number | null) => (x === null ? '—' : x.toFixed(2));
 /** "3/5 (60%)"; "0/0" when nothing was scored. */
 export const passedText = (r: Pick<Rate, 'passed' | 'scored'>) =>
   r.scored ? `${r.passed}/${r.scored} (${pct(r.passed / r.scored)})` : '0/0';
+
+/** A rate over tasks: "52% [38–66%]"; "—" when no task was scored. */
+export const taskRateText = (r: TaskWeightedRate) =>
+  r.pass_rate === null ? '—' : `${pct(r.pass_rate)} [${ciText(r.ci95)}]`;
+
+/** "±16 pp", the half-width of a rate's interval. */
+export const halfWidthText = (r: TaskWeightedRate) =>
+  r.half_width === null ? '—' : `±${Math.round(r.half_width * 100)} pp`;
+
+/**
+ * How finely one run knows its rates, in words: "With 31 tasks each rate is known to within
+ * ±16 pp (...); smaller differences between models read as noise."
+ */
+export function precisionSentence(rows: { tasks: TaskWeightedRate }[]): string {
+  const known = rows.map((r) => r.tasks).filter((t) => t.half_width !== null);
+  if (!known.length) return '';
+  const h = known.map((t) => Math.round((t.half_width ?? 0) * 100));
+  const n = known.map((t) => t.tasks);
+  const span = (xs: number[]) =>
+    Math.min(...xs) === Math.max(...xs) ? `${xs[0]}` : `${Math.min(...xs)}–${Math.max(...xs)}`;
+  return `With ${span(n)} task${Math.max(...n) === 1 ? '' : 's'} each rate here is known to within ±${span(h)} pp (the half-width of its 95% interval); differences smaller than that read as noise.`;
+}
 
 /** Signed percentage points: "+40 pp". */
 export const ppText = (x: number | null) =>

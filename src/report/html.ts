@@ -9,6 +9,7 @@ import {
   costText,
   DIMENSION_TITLES,
   EVIDENCE_WORDS,
+  halfWidthText,
   modelName,
   NO_EVIDENCE_MARK,
   NON_DET_MARK,
@@ -18,11 +19,14 @@ import {
   plural,
   ppInterval,
   ppText,
+  precisionSentence,
   score2,
+  taskRateText,
   tokensText,
   UNDERSAMPLED_MARK,
 } from './format.js';
 import { lifecycleLines } from './lifecycle.js';
+import { MODEL_HEADER, RATES_SENTENCE } from './markdown.js';
 import type { MatrixCell } from './matrix.js';
 import type { Report } from './model.js';
 import { provisionText } from './phases.js';
@@ -64,12 +68,13 @@ function modelsSection(r: Report): string {
   const usage = r.models.some((m) => m.usage.trials > 0);
   const rows = r.models.map(
     (m) =>
-      `<tr>${td(esc(modelName(m.provider, m.model, agent)) + (m.rate.non_deterministic ? mark(NON_DET_MARK) : ''))}${td(esc(m.mode))}${num(passedText(m.rate))}${num(ciText(m.rate.ci95))}${num(score2(m.rate.mean_score))}${num(String(m.rate.errors))}${usage ? num(tokensText(m.usage)) + num(costText(m.usage)) : ''}</tr>`,
+      `<tr>${td(esc(modelName(m.provider, m.model, agent)) + (m.rate.non_deterministic ? mark(NON_DET_MARK) : ''))}${td(esc(m.mode))}${num(String(m.tasks.tasks))}${num(taskRateText(m.tasks))}${num(halfWidthText(m.tasks))}${num(passedText(m.rate))}${num(score2(m.tasks.mean_score))}${num(String(m.rate.errors))}${usage ? num(tokensText(m.usage)) + num(costText(m.usage)) : ''}</tr>`,
   );
-  const head = ['model', 'mode', 'passed', '95% CI', 'mean score', 'infra errors'];
+  const precision = precisionSentence(r.models);
   return `<section id="models"><h2>Models</h2>
-<figure>${scoreChart(r.models, agent)}<figcaption>Pass rate per model and mode; whiskers: 95% Wilson interval, with k/n.</figcaption></figure>
-${tableHtml('models-table', usage ? [...head, 'tokens in / out per trial', 'cost'] : head, rows)}</section>`;
+<figure>${scoreChart(r.models, agent)}<figcaption>Pass rate per model and mode, each task once; whiskers: 95% interval over tasks (a task's runs are one cluster), with the task count.</figcaption></figure>
+${tableHtml('models-table', usage ? [...MODEL_HEADER, 'tokens in / out per trial', 'cost'] : MODEL_HEADER, rows)}${precision ? `<p>${esc(precision)}</p>` : ''}</section>
+`;
 }
 
 function navigationSection(r: Report): string {
@@ -113,7 +118,7 @@ function readingSection(r: Report): string {
     (e) =>
       `<li>${esc(`${e.task_id} · ${modelName(e.provider, e.model, r.run.agent)} · ${e.mode} #${e.attempt}: ${e.text}`)}</li>`,
   );
-  return `<section id="reading"><h2>Context reading</h2><p>Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that read at least ${g.threshold} files and changed none of the required ones (whitepaper §9).</p>
+  return `<section id="reading"><h2>Context reading</h2><p>Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that changed none of the required files, whatever it read (whitepaper §9.1, rule 2); one that read at least ${g.threshold} files is also flagged context_explosion.</p>
 ${tableHtml('reading-table', ['model', 'mode', 'trials with tool calls', 'files read (mean / max)', 'required files read (mean share)', 'insufficient_context_read'], rows)}${examples.length ? `<ul>${examples.join('')}</ul>` : ''}</section>`;
 }
 
@@ -261,7 +266,7 @@ export function renderHtml(r: Report): string {
 <body><main>
 <h1>NanoBench run ${esc(r.run.id)}</h1>
 <p class="meta">Agent <code>${esc(r.run.agent)}</code>${nanocoder} · status ${esc(r.run.status)} · trials ${r.run.trials}/${r.run.plan_size} · scored ${r.overall.scored} · infra errors ${r.overall.errors} (beside the rates, never inside) · created ${esc(r.run.created_at)}</p>
-<p>Sampling: ${esc(r.sampling.summary)}.${r.sampling.undersampled_cells ? ` ${plural(r.sampling.undersampled_cells, 'tier 3-4 cell')} below 5 scored runs (marked <em>undersampled</em>).` : ''} Pass rates are k/n over scored trials with a 95% Wilson interval; two results differ only if their intervals do not overlap.</p>
+<p>Sampling: ${esc(r.sampling.summary)}.${r.sampling.undersampled_cells ? ` ${plural(r.sampling.undersampled_cells, 'tier 3-4 cell')} below 5 scored runs (marked <em>undersampled</em>).` : ''} ${esc(RATES_SENTENCE)}</p>
 ${sandboxWarningHtml(r)}
 ${r.task_meta.note ? `<p class="note">Note: ${esc(r.task_meta.note)}.</p>` : ''}
 <nav>${ids.map(([, id, title]) => `<a href="#${id}">${title}</a>`).join('')}</nav>

@@ -9,6 +9,7 @@ import {
   costText,
   DIMENSION_TITLES,
   EVIDENCE_WORDS,
+  halfWidthText,
   modelName,
   NO_EVIDENCE_MARK,
   NON_DET_MARK,
@@ -18,7 +19,9 @@ import {
   plural,
   ppInterval,
   ppText,
+  precisionSentence,
   score2,
+  taskRateText,
   tokensText,
   UNDERSAMPLED_MARK,
 } from './format.js';
@@ -27,6 +30,21 @@ import { lifecycleLines } from './lifecycle.js';
 import type { MatrixCell } from './matrix.js';
 import { buildReport, type Report } from './model.js';
 import { provisionText } from './phases.js';
+
+/** How every report reads its rates (markdown and HTML say the same). */
+export const RATES_SENTENCE =
+  "A model's pass rate counts each task once (the mean over its runs), with a 95% interval over tasks that treats a task's runs as one cluster; trials passed (k/n) pool the runs; a matrix cell (one task) shows k/n with its 95% Wilson interval.";
+
+export const MODEL_HEADER = [
+  'model',
+  'mode',
+  'tasks',
+  'pass rate, each task once [95% CI]',
+  '±',
+  'trials passed',
+  'mean score',
+  'infra errors',
+];
 
 /** Below GitHub's 65,536-character comment limit, with room for a caller's header. */
 export const MARKDOWN_BUDGET = 60_000;
@@ -60,7 +78,7 @@ function header(r: Report): string[] {
     '',
     `Agent \`${r.run.agent}\`${nanocoder} · status: ${r.run.status} · trials: ${r.run.trials}/${r.run.plan_size} · scored: ${r.overall.scored} · infra errors: ${r.overall.errors} (shown beside the rates, never inside)`,
     '',
-    `Sampling: ${r.sampling.summary}.${r.sampling.undersampled_cells ? ` ${plural(r.sampling.undersampled_cells, 'tier 3-4 cell')} ha${r.sampling.undersampled_cells === 1 ? 's' : 've'} fewer than 5 scored runs (undersampled: too few for a regression claim).` : ''} Pass rates are k/n over scored trials with a 95% Wilson interval; two results differ only if their intervals do not overlap.`,
+    `Sampling: ${r.sampling.summary}.${r.sampling.undersampled_cells ? ` ${plural(r.sampling.undersampled_cells, 'tier 3-4 cell')} ha${r.sampling.undersampled_cells === 1 ? 's' : 've'} fewer than 5 scored runs (undersampled: too few for a regression claim).` : ''} ${RATES_SENTENCE}`,
   ];
   if (r.task_meta.note) lines.push('', `> Note: ${r.task_meta.note}.`);
   return lines;
@@ -72,17 +90,20 @@ function modelsSection(r: Report): string[] {
   const rows = r.models.map((m) => [
     mdCell(modelName(m.provider, m.model, r.run.agent)) + marks(m.rate),
     m.mode,
+    String(m.tasks.tasks),
+    taskRateText(m.tasks),
+    halfWidthText(m.tasks),
     passedText(m.rate),
-    ciText(m.rate.ci95),
-    score2(m.rate.mean_score),
+    score2(m.tasks.mean_score),
     String(m.rate.errors),
     ...(usage ? [tokensText(m.usage), costText(m.usage)] : []),
   ]);
-  const head = ['model', 'mode', 'passed', '95% CI', 'mean score', 'infra errors'];
+  const precision = precisionSentence(r.models);
   return [
     '## Models',
     '',
-    ...table(usage ? [...head, 'tokens in / out per trial', 'cost'] : head, rows),
+    ...table(usage ? [...MODEL_HEADER, 'tokens in / out per trial', 'cost'] : MODEL_HEADER, rows),
+    ...(precision ? ['', precision] : []),
   ];
 }
 
@@ -137,7 +158,7 @@ function readingSection(r: Report): string[] {
   const lines = [
     '## Context reading',
     '',
-    `Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that read at least ${g.threshold} files and changed none of the required ones (whitepaper §9); trials of agents that report no tool calls are left out of the means.`,
+    `Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that changed none of the required files, whatever it read (whitepaper §9.1, rule 2); one that read at least ${g.threshold} files is also flagged context_explosion. Trials of agents that report no tool calls are left out of the means.`,
     '',
     ...table(
       [

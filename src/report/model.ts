@@ -16,6 +16,7 @@ import {
   tallyBy,
 } from '../stats/aggregate.js';
 import { type SamplingPolicy, samplingPolicy } from '../stats/sampling.js';
+import { type TaskWeightedRate, taskResults, taskWeightedRate } from '../stats/tasks.js';
 import type { RunRecord } from '../store/store.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
 import { type MatrixCell, naturalCompare, providerMatrix } from './matrix.js';
@@ -82,6 +83,9 @@ export interface ModelRow {
   provider: string;
   model: string;
   mode: string;
+  /** The headline rate: each task once (its mean over runs), with the interval over tasks. */
+  tasks: TaskWeightedRate;
+  /** The trials pooled (k/n, Wilson), with the infra errors beside them. */
   rate: Rate;
   usage: UsageTotals;
 }
@@ -227,6 +231,7 @@ export function buildReport(run: RunRecord, given: ReportTrial[], inputs: Report
         provider,
         model,
         mode,
+        tasks: taskWeightedRate(taskResults(byModel.get(k) ?? [])),
         rate: tally.rate(),
         usage: usageTotals(byModel.get(k) ?? []),
       };

@@ -42,7 +42,7 @@ export interface ReadingExample {
 }
 
 export interface Reading {
-  /** Files read at or above which a navigation run that changed no required file is labelled. */
+  /** Files read at or above which an insufficient_context_read trial is flagged context_explosion. */
   threshold: number;
   models: ReadingRow[];
   /** insufficient_context_read trials, most files read first (at most MAX_EXAMPLES). */

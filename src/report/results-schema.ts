@@ -96,7 +96,7 @@ export const TrialViewSchema = z
       .describe('from the providers file prices; null without prices, usage or on replay'),
     tool_calls: ToolCalls.nullable().describe('null when the agent reports no tool calls'),
     files_read: FilesReadSchema.nullable().describe(
-      'the context-reading signal of insufficient_context_read; null when the agent reports no tool calls',
+      'the evidence of insufficient_context_read (and of its flag context_explosion); null when the agent reports no tool calls',
     ),
   })
   .strict();

@@ -119,15 +119,22 @@ export const MAX_RUNS = 1000;
 /** Trials at once, at most (in one process, or per worker). */
 export const MAX_CONCURRENCY = 256;
 
-/** An integer option from `min` to `max`; unbounded options still stop at a safe integer. */
+/**
+ * An integer option from `min` to `max`, in decimal digits only: Number() also reads "0x10",
+ * "1e3", " 16 " and "" (as 0), which no one means as a count. Unbounded options still stop at a
+ * safe integer.
+ */
 export function intOption(value: string, flag: string, min = 1, max?: number): number {
-  const n = Number(value);
+  const decimal = /^[0-9]+$/.test(value);
+  const n = decimal ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || (max !== undefined && n > max))
     throw new UserError(
       'BAD_OPTION',
-      max === undefined
-        ? `${flag} must be a positive integer, got "${value}"`
-        : `${flag} must be an integer from ${min} to ${max}, got "${value}"`,
+      `${
+        max === undefined
+          ? `${flag} must be a positive integer, got "${value}"`
+          : `${flag} must be an integer from ${min} to ${max}, got "${value}"`
+      }${decimal || /^-[0-9]+$/.test(value) ? '' : ' (decimal digits only)'}`,
     );
   return n;
 }

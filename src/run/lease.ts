@@ -57,7 +57,13 @@ export function acquireRunLease(
     );
   }
   const timer = setInterval(() => {
-    if (!store.heartbeat(runId, lease.holder, new Date().toISOString())) {
+    let ours: boolean;
+    try {
+      ours = store.heartbeat(runId, lease.holder, new Date().toISOString());
+    } catch {
+      return; // the store cannot be written now (a full disk): the next beat tries again
+    }
+    if (!ours) {
       clearInterval(timer);
       o.onLost?.(store.getLease(runId));
     }
@@ -67,7 +73,12 @@ export function acquireRunLease(
     holder: lease.holder,
     release() {
       clearInterval(timer);
-      store.releaseLease(runId, lease.holder);
+      try {
+        store.releaseLease(runId, lease.holder);
+      } catch {
+        // Not written (a full disk): the lease names this process, gone once it exits, and a
+        // resume on this host takes it over then.
+      }
     },
   };
 }

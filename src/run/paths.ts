@@ -30,13 +30,46 @@ export class RunPaths {
    * (measured 5-8% of a module-heavy Node suite for 80 more characters; bench/trial.mjs). The
    * readable key is in the artifacts directory and the trial record.
    */
-  workspace(runId: string, key: string): string {
-    return join(this.root, 'workspaces', runId, `${RunPaths.short(key)}-${this.execution}`);
+  workspace(runId: string, key: string, copy = 0): string {
+    return join(this.root, 'workspaces', runId, this.leaf(key, copy));
   }
-  scratch(runId: string, key: string): string {
-    return join(this.root, 'scratch', runId, `${RunPaths.short(key)}-${this.execution}`);
+  scratch(runId: string, key: string, copy = 0): string {
+    return join(this.root, 'scratch', runId, this.leaf(key, copy));
   }
   artifacts(runId: string, key: string): string {
     return join(this.root, 'artifacts', runId, RunPaths.slug(key));
+  }
+  private leaf(key: string, copy: number): string {
+    return `${RunPaths.short(key)}-${this.execution}${copy ? `.${copy}` : ''}`;
+  }
+
+  /**
+   * Whether an entry of the workspaces or scratch directory is this execution's: a trial's
+   * directory, any copy of it (`.N`), and what sits beside it (`.layers`, `.kept`, `-verifier`).
+   */
+  isOwn(entry: string): boolean {
+    return new RegExp(`^[0-9a-f]+-${this.execution}(?:[.-]|$)`).test(entry);
+  }
+
+  private readonly inUse = new Set<string>();
+
+  /**
+   * The workspace and scratch directory of one trial execution, free for it alone: a trial this
+   * process already runs (a queue that handed it out twice, say) keeps its own, and the second
+   * gets the next copy. `release` once the trial's teardown is done.
+   */
+  claimTrialDirs(
+    runId: string,
+    key: string,
+  ): { workspace: string; scratch: string; release: () => void } {
+    let copy = 0;
+    while (this.inUse.has(this.workspace(runId, key, copy))) copy++;
+    const workspace = this.workspace(runId, key, copy);
+    this.inUse.add(workspace);
+    return {
+      workspace,
+      scratch: this.scratch(runId, key, copy),
+      release: () => this.inUse.delete(workspace),
+    };
   }
 }

@@ -4,6 +4,8 @@
 // Interrupt (SIGINT/SIGTERM) stops new trials, aborts the ones in flight (they are not stored,
 // so --resume runs them again) and marks the run interrupted.
 import type { Store, TrialRecord } from '../store/store.js';
+import { DiskFullError, diskFullAt, isDiskFull } from '../util/disk-full.js';
+import { InfraError } from '../util/errors.js';
 import type { TrialSpec } from './plan.js';
 import { runTrial, type TrialEnv } from './trial.js';
 
@@ -19,6 +21,8 @@ export interface ExecutorHooks {
   onStart?: (spec: TrialSpec) => void;
   /** A finished trial, ready to store (its artifacts already in place). */
   onResult: (rec: TrialRecord) => void;
+  /** A failure that stops the run (the disk is full): the trial is not reported. */
+  onFatal?: (e: unknown) => void;
 }
 
 /** Runs trials somewhere. Trials cut short by the signal must not be reported. */
@@ -29,14 +33,23 @@ export interface TrialExecutor {
 
 export function localExecutor(env: Omit<TrialEnv, 'signal'>, concurrency: number): TrialExecutor {
   return {
-    async execute(pending, { signal, onStart, onResult }) {
+    async execute(pending, { signal, onStart, onResult, onFatal }) {
       let next = 0;
       const worker = async () => {
         while (!signal.aborted && next < pending.length) {
           const spec = pending[next++];
           onStart?.(spec);
-          const rec = await runTrial(spec, { ...env, signal });
+          let rec: TrialRecord;
+          try {
+            rec = await runTrial(spec, { ...env, signal });
+          } catch (e) {
+            if (!(e instanceof DiskFullError) || !onFatal) throw e;
+            return onFatal(e);
+          }
           if (signal.aborted) return; // unfinished: --resume will run it
+          // Its suites may have failed for want of space: not a result to keep.
+          if (onFatal && diskFullAt(env.paths.root))
+            return onFatal(new DiskFullError(env.paths.root, undefined));
           onResult(rec);
         }
       };
@@ -68,6 +81,29 @@ export interface ExecuteResult {
   skipped: number;
 }
 
+/**
+ * The run left resumable after the disk filled: marked interrupted where the store can still
+ * write that (else it stays "running" under a lease whose holder is gone, which --resume takes).
+ */
+function stoppedByFullDisk(
+  store: Store,
+  env: ExecuteOptions['env'],
+  e: unknown,
+  done: number,
+  total: number,
+): InfraError {
+  try {
+    store.setRunStatus(env.runId, 'interrupted');
+  } catch {
+    // no space even for that
+  }
+  return new InfraError(
+    'disk',
+    `${(e as Error).message}: run ${env.runId} stopped with ${done} of ${total} trials stored (those in flight were not); free some space, then finish it with "nanobench run --resume ${env.runId} --db ${env.paths.dbPath}"`,
+    'disk_full',
+  );
+}
+
 export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> {
   const { store, env } = opts;
   const executor = opts.executor ?? localExecutor(env, opts.concurrency);
@@ -81,15 +117,29 @@ export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> 
   process.once('SIGTERM', onSignal);
   opts.signal?.addEventListener('abort', onSignal, { once: true });
   let ran = 0;
+  // The disk filled: stop like on an interrupt (trials in flight are not stored) and say so.
+  let fatal: unknown;
+  const onFatal = (e: unknown) => {
+    fatal ??= e;
+    controller.abort();
+  };
   try {
     store.setRunStatus(env.runId, 'running');
     await executor.execute(pending, {
       signal: controller.signal,
       onStart: opts.onStart,
+      onFatal,
       onResult: (rec) => {
-        if (opts.signal?.aborted) return; // no longer ours to write
+        if (opts.signal?.aborted || fatal) return; // no longer ours to write
+        let stored: boolean;
+        try {
+          stored = store.insertTrial(rec);
+        } catch (e) {
+          if (!isDiskFull(e)) throw e;
+          return onFatal(new DiskFullError(env.paths.root, e));
+        }
         // false: already stored (a queue can deliver a result twice); count it once.
-        if (!store.insertTrial(rec)) return;
+        if (!stored) return;
         ran++;
         done++;
         opts.onProgress?.({ done, total, trial: rec });
@@ -100,6 +150,7 @@ export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> 
     process.off('SIGTERM', onSignal);
     opts.signal?.removeEventListener('abort', onSignal);
   }
+  if (fatal) throw stoppedByFullDisk(store, env, fatal, done, total);
   const interrupted = controller.signal.aborted;
   if (!opts.signal?.aborted)
     store.setRunStatus(env.runId, interrupted ? 'interrupted' : 'finished');

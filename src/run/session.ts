@@ -40,6 +40,7 @@ import {
   type StoredRunConfig,
 } from './stored-config.js';
 import { taskMetaSnapshot } from './task-meta.js';
+import { STAGES } from './trial-phases.js';
 import { type RunWiring, wireRun } from './wiring.js';
 
 export interface SessionHooks {
@@ -50,6 +51,8 @@ export interface SessionHooks {
   agent?: Agent;
   /** Diagnostics (e.g. queue trouble), for stderr. */
   log?: (line: string) => void;
+  /** The demo: --sandbox auto may fall back for scripted models (WiringOptions). */
+  scriptedFallback?: boolean;
   /** Who runs the trials when not this process's local pool (a queue of workers). */
   executorFor?: (o: {
     runId: string;
@@ -74,7 +77,44 @@ export interface ResumeOptions {
   takeOver?: boolean;
   /** Grade the rest of the run on tasks whose files changed since it started. */
   allowChangedTasks?: boolean;
+  /**
+   * Run again the trials stored as infra errors of these causes (`--retry-errors`): a provider
+   * that rate-limited or failed, once it serves again. Their old records are replaced.
+   */
+  retryErrors?: ErrorCause[];
 }
+
+/** An infra error's cause as `--retry-errors` names it: a stage, or a stage and a code. */
+export interface ErrorCause {
+  stage: string;
+  code?: string;
+}
+
+/** The causes `--retry-errors` names ("provider", "provider/rate_limited,task"), checked. */
+export function parseErrorCauses(text: string): ErrorCause[] {
+  const causes = text
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean)
+    .map((c) => {
+      const [stage, code, extra] = c.split('/');
+      if (extra !== undefined || !(STAGES as readonly string[]).includes(stage))
+        throw new UserError(
+          'BAD_OPTION',
+          `--retry-errors: "${c}" is not a cause; give a stage (${STAGES.filter((s) => s !== 'interrupted').join(', ')}) or stage/code, comma-separated, e.g. provider or provider/rate_limited`,
+        );
+      return code ? { stage, code } : { stage };
+    });
+  if (!causes.length)
+    throw new UserError('BAD_OPTION', '--retry-errors: name at least one cause, e.g. provider');
+  return causes;
+}
+
+const countCauses = (causes: string[]) => {
+  const n = new Map<string, number>();
+  for (const c of causes) n.set(c, (n.get(c) ?? 0) + 1);
+  return [...n].map(([c, k]) => `${c} ×${k}`).join(', ');
+};
 
 /**
  * A run is graded on one version of each task: resuming with task files that changed since it
@@ -237,9 +277,12 @@ export async function runSession(
       agent,
       plan,
       log: hooks.log,
+      scriptedFallback: hooks.scriptedFallback,
       protectedPaths: [paths.root, paths.cacheDir, ...new Set(tasks.map((t) => t.datasetDir))],
     });
     const { sandbox, endpoints } = wiring;
+    // A refused key, account or model stops the run here, before anything is recorded.
+    await endpoints.preflight(hooks.log);
     const stored: StoredRunConfig = {
       ...config,
       config_version: RUN_CONFIG_VERSION,
@@ -275,6 +318,14 @@ export async function runSession(
     if (!resumeRun) {
       store.createRun(run);
       lease = acquireRunLease(store, run.id, leaseHooks);
+    }
+    if (resume?.retryErrors) {
+      const forgotten = store.forgetErrorTrials(run.id, resume.retryErrors);
+      hooks.log?.(
+        forgotten.length
+          ? `running again ${forgotten.length} trial(s) stored as infra errors (${countCauses(forgotten)})`
+          : 'no trial of the run is stored as an infra error of those causes',
+      );
     }
     hooks.onPlan?.(run, plan.length - store.trialKeys(run.id).size);
     const result = await executePlan({

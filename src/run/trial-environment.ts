@@ -4,8 +4,10 @@
 // host's toolchain is the environment.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { agentEnv } from '../agent/agent-env.js';
 import { type HarborTask, isHarborTask } from '../harbor/task.js';
+import { environmentPath } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';
 import { run } from '../util/process.js';
@@ -39,9 +41,11 @@ export function environmentDecl(lt: RunnableTask): EnvironmentDecl | undefined {
   const e = t.environment;
   if (!e) return undefined;
   if (e.image) return { image: e.image };
+  // Checked when the task was loaded; again here, where the disk may have changed since.
+  const context = environmentPath(t, lt.file, lt.datasetDir, 'context');
   return {
-    dockerfile: resolve(lt.datasetDir, e.dockerfile!),
-    ...(e.context && { context: resolve(lt.datasetDir, e.context) }),
+    dockerfile: environmentPath(t, lt.file, lt.datasetDir, 'dockerfile')!,
+    ...(context && { context }),
   };
 }
 
@@ -75,6 +79,18 @@ export async function prepareEnvironment(
 }
 
 /**
+ * The environment of an install command in a container: what an agent may inherit, plus the
+ * host's proxy settings (it has the machine's network, to reach the package registries). The
+ * launcher passes it into the container by name; NanoBench's secrets stay out.
+ */
+function installEnv(home: string): Record<string, string> {
+  const proxy = Object.entries(process.env).filter(
+    (e): e is [string, string] => /^(https?|no|all)_proxy$/i.test(e[0]) && e[1] !== undefined,
+  );
+  return agentEnv({ ...Object.fromEntries(proxy), HOME: home });
+}
+
+/**
  * The install command in a container of the image: the snapshot's workspace mounted at its real
  * path, the machine's network (package registries, as on the host), the image read-only (what
  * an install leaves must be in the workspace: nothing else survives the container).
@@ -86,7 +102,7 @@ export function containerInstaller(
 ): InstallEnvironment {
   return {
     key: env.id,
-    run: async (cwd, command, timeoutMs) => {
+    run: async (cwd, command, timeoutMs, signal) => {
       const home = join(cwd, '..', `install-home-${randomUUID().slice(0, 8)}`);
       mkdirSync(home, { recursive: true });
       try {
@@ -103,7 +119,7 @@ export function containerInstaller(
           },
           (session) => {
             const w = session.wrap('/bin/sh', ['-c', command]);
-            return run(w.command, w.args, { cwd, timeoutMs });
+            return run(w.command, w.args, { cwd, timeoutMs, signal, env: installEnv(home) });
           },
         );
         return r.value;

@@ -5,13 +5,14 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { exitKindWithProxy } from '../agent/nanocoder-exit.js';
+import { exitKindWithProxy, type LastError, refusalIn } from '../agent/nanocoder-exit.js';
 import { buildPrompt } from '../agent/prompt.js';
 import type { FilesRead } from '../agent/tool-use.js';
-import type { AgentResult, ExitKind } from '../agent/types.js';
+import type { Agent, AgentResult, ExitKind } from '../agent/types.js';
 import { type CriteriaVector, taskCriteria, testCriteriaVector } from '../contracts/criteria.js';
 import { auditTrial, type GuardReport, guardWorkspace } from '../integrity/audit.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
+import { REFUSAL_TEXT } from '../provider/kinds.js';
 import { type ScoreOutcome, score, type TargetTest } from '../score/rules.js';
 import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
@@ -28,30 +29,37 @@ import { withSession } from '../workspace/sandbox/session.js';
 import type { SandboxDriver, SessionReport } from '../workspace/sandbox/types.js';
 import { resolveSource } from '../workspace/source.js';
 import type { TrialSpec } from './plan.js';
+import { unreported } from './task-control.js';
 import type { TrialEnv } from './trial.js';
 import { containerInstaller, prepareEnvironment, resourcesOf } from './trial-environment.js';
 
-/** Where a trial can fail. Harness phases in order, then the two that can happen anywhere. */
+/**
+ * Where a trial can fail. Harness phases in order, then whose fault it was when no phase is: the
+ * provider's, the task's (its lists or its suites cannot grade it), a Harbor task's grader's,
+ * and the two that can happen anywhere.
+ */
 export const STAGES = [
   'provision',
   'agent',
-  'provider',
   'guard',
   'diff',
   'harden',
   'verify',
   'score',
   'audit',
+  'provider',
+  'task',
+  'grader',
   'interrupted',
   'internal',
 ] as const;
 export type Stage = (typeof STAGES)[number];
 
+/** Stages that name a fault, not a phase of the trial. */
+const FAULTS: readonly Stage[] = ['provider', 'task', 'grader', 'interrupted', 'internal'];
+
 /** The phases a trial times (details.phase_ms), in the order it runs them. */
-export const TIMED_PHASES = [
-  ...STAGES.filter((s) => s !== 'provider' && s !== 'interrupted' && s !== 'internal'),
-  'teardown',
-];
+export const TIMED_PHASES = [...STAGES.filter((s) => !FAULTS.includes(s)), 'teardown'];
 
 /** What the phases call; replaced in unit tests of the lifecycle. */
 export interface TrialServices {
@@ -65,6 +73,8 @@ export interface TrialServices {
   auditTrial: typeof auditTrial;
   /** Does `sym` occur in the repository at `base` (Level-4 symbol lookup)? */
   symbolAtBase: (ws: string, base: string) => (sym: string) => boolean;
+  /** The agent of a task's golden control (src/run/task-control.ts); default the oracle. */
+  goldenAgent?: Agent;
 }
 
 function gitSymbolAtBase(ws: string, base: string) {
@@ -126,6 +136,8 @@ export async function provisionPhase(s: TrialScope): Promise<ProvisionResult> {
     {
       mode: s.env.provision,
       owner: s.sandbox.user,
+      signal: s.env.signal,
+      runId: s.env.runId,
       environment:
         s.environment &&
         containerInstaller(s.sandbox, s.environment, {
@@ -188,29 +200,58 @@ export async function agentPhase(s: TrialScope, endpoint?: TrialEndpoint): Promi
   return { result: run.value, session: run.report, telemetry: endpoint?.finish?.(), since };
 }
 
-interface LastReply {
-  status: number;
-  message: string;
-  /** The proxy's reading of the failure in its provider's format (src/provider/kinds.ts). */
-  class?: string;
+/** The proxy's record of the reply the trial ended on, when that reply failed. */
+function lastErrorOf(a: AgentOutcome): LastError | undefined {
+  return (a.telemetry?.details as { last_error?: LastError } | undefined)?.last_error;
 }
 
 /**
  * The exit kind the scorer sees: the agent's own, unless it only said "error" and the proxy saw
- * the provider stop it (rate limit, quota, context length). Returns whether the proxy decided.
+ * the provider stop it (context length, or a refusal of service). Returns whether the proxy decided.
  */
 export function effectiveExit(a: AgentOutcome): { kind: ExitKind; fromProxy: boolean } {
-  const last = (a.telemetry?.details as { last_error?: LastReply } | undefined)?.last_error;
-  const kind = exitKindWithProxy(a.result.exitKind, last);
+  const kind = exitKindWithProxy(a.result.exitKind, lastErrorOf(a));
   return { kind, fromProxy: kind !== a.result.exitKind };
 }
 
-/** Exit kinds that mean the model never got to answer: the provider, not the agent, failed. */
+/** The provider failure behind each exit kind the agent names, as the infra error's code. */
 const PROVIDER_FAILURES: Partial<Record<ExitKind, string>> = {
   unreachable: 'unreachable',
   request_timeout: 'timeout',
   server_error: 'server_error',
+  rate_limited: 'rate_limited',
+  quota_exceeded: 'billing',
+  auth_failed: 'auth',
+  model_not_found: 'model_not_found',
 };
+
+/**
+ * Why the provider, not the model, ended the trial: a refusal of service in the last reply the
+ * proxy saw (its status code, in every wire format), else the agent's own words for one. The
+ * proxy is asked whatever the agent's exit, a timeout included: NanoBench's agent limit can end
+ * Nanocoder while it waits to retry a 429 or a 500, and that run said nothing about the model.
+ * A context-length error is the model's (scoring rule 1), never a refusal.
+ */
+export function providerFailure(a: AgentOutcome, kind: ExitKind): InfraError | undefined {
+  if (kind === 'success' || kind === 'context_exceeded') return undefined;
+  const last = lastErrorOf(a);
+  const refusal = last && refusalIn(last);
+  const stderr = a.result.stderr.trim().split('\n').pop() ?? '';
+  if (last && refusal)
+    return new InfraError(
+      'provider',
+      `${REFUSAL_TEXT[refusal]} (HTTP ${last.status}): ${last.message || stderr}`,
+      refusal,
+    );
+  const code = PROVIDER_FAILURES[kind];
+  if (code)
+    return new InfraError(
+      'provider',
+      `the agent stopped on a provider failure (${kind}): ${stderr}`,
+      code,
+    );
+  return undefined;
+}
 
 /**
  * Harness and provider failures seen by the agent phase, as infrastructure errors: the agent
@@ -223,14 +264,7 @@ export function agentFailure(a: AgentOutcome, kind: ExitKind): InfraError | unde
   const upstream = (t?.details as { upstream_failure?: { code: string; message: string } })
     ?.upstream_failure;
   if (upstream) return new InfraError('provider', upstream.message, upstream.code);
-  const code = PROVIDER_FAILURES[kind];
-  if (code)
-    return new InfraError(
-      'provider',
-      `the agent stopped on a provider failure (${kind}): ${a.result.stderr.trim().split('\n').pop() ?? ''}`,
-      code,
-    );
-  return undefined;
+  return providerFailure(a, kind);
 }
 
 /** What the agent changed, after the workspace was made safe for git. */
@@ -308,13 +342,7 @@ export function scorePhase(
     ids.map((id) => ({ id, suite: id.split('::')[0], ...targetOutcome(v, id) }));
   const failToPass = targets(s.task.fail_to_pass);
   const passToPass = targets(s.task.pass_to_pass);
-  const reported = new Set(v.suites.filter((x) => x.status === 'reported').map((x) => x.name));
-  const missing = [...s.task.fail_to_pass, ...s.task.pass_to_pass].filter(
-    (id) =>
-      !v.outcomes.has(id) &&
-      reported.has(id.split('::')[0]) &&
-      !v.suites.some((x) => id.startsWith(`${x.name}::`) && x.fileErrors.length > 0),
-  );
+  const { missing } = unreported(s.task, v);
   const outcome = s.services.score({
     mode: s.spec.mode,
     requiredFiles: s.task.required_files,

@@ -13,6 +13,7 @@ import { SCORING_RULES_VERSION, type TargetTest } from '../score/rules.js';
 import type { TrialRecord } from '../store/store.js';
 import { isHarborLoaded, type LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
+import { DiskFullError, isDiskFull } from '../util/disk-full.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import type { Verification } from '../verify/verifier.js';
@@ -24,6 +25,7 @@ import { noneDriver } from '../workspace/sandbox/none.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import type { RunPaths } from './paths.js';
 import type { TrialSpec } from './plan.js';
+import { taskFault } from './task-control.js';
 import {
   type AgentOutcome,
   agentFailure,
@@ -59,6 +61,11 @@ export interface TrialEnv {
   provision?: ProvisionMode;
   /** Replacements for the phases' services (unit tests of the lifecycle). */
   services?: Partial<TrialServices>;
+  /**
+   * This trial is a task's golden control (src/run/task-control.ts): what it leaves unreported
+   * is the task's fault at once, never checked against another control.
+   */
+  control?: boolean;
 }
 
 function saveArtifacts(
@@ -205,12 +212,13 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
   }
   const spec = given as TrialSpec & { task: LoadedTask<ResolvedTask> };
   const startedAt = new Date();
+  const dirs = env.paths.claimTrialDirs(env.runId, spec.key);
   const scope: TrialScope = {
     spec,
     env,
     task: spec.task.task,
-    ws: env.paths.workspace(env.runId, spec.key),
-    scratch: env.paths.scratch(env.runId, spec.key),
+    ws: dirs.workspace,
+    scratch: dirs.scratch,
     artifactsDir: env.paths.artifacts(env.runId, spec.key),
     sandbox: env.sandbox ?? noneDriver(),
     services: { ...DEFAULT_SERVICES, ...env.services },
@@ -220,6 +228,8 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
   let change: Change | undefined;
   let verification: Verification | undefined;
   let endpoint: TrialEndpoint | undefined;
+  // Set when a write failed for want of space: then nothing of the trial can be trusted.
+  let diskFull: unknown;
   try {
     mkdirSync(join(scope.scratch, 'home'), { recursive: true });
     const prov = await phase(rec, 'provision', () => provisionPhase(scope));
@@ -254,6 +264,9 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
     const infra = await phase(rec, 'harden', () => hardenPhase(scope, prov, agent!.since, changed));
     verification = await phase(rec, 'verify', () => verifyPhase(scope, prov));
     const v = verification;
+    // A suite without a report or a target never named: the task's fault, or the agent's?
+    const fault = await phase(rec, 'verify', () => taskFault(rec, spec, env, v));
+    if (fault) throw fault;
     const read = agent.result.toolUse?.files_read;
     const graded = await phase(rec, 'score', () => scorePhase(scope, change!, v, exit, read));
     recordScore(rec, graded, v, agent.result.timedOut);
@@ -269,6 +282,7 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
       }),
     );
   } catch (e) {
+    if (isDiskFull(e)) diskFull = e;
     recordError(rec, e);
   } finally {
     const started = Date.now();
@@ -276,8 +290,9 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
     try {
       const prompt = buildPrompt(scope.task, spec.mode);
       saveArtifacts(scope.artifactsDir, prompt, agent?.result, change?.diff, verification);
-    } catch {
-      // artifacts are best effort; the record is what counts
+    } catch (e) {
+      // artifacts are best effort; the record is what counts, unless the disk is full
+      if (isDiskFull(e)) diskFull ??= e;
     }
     try {
       // Unmounts an overlay too, whatever failed before: no trial leaves a mount behind.
@@ -287,9 +302,11 @@ export async function runTrial(given: TrialSpec, env: TrialEnv): Promise<TrialRe
       rec.details.teardown_error = (e as Error).message;
     }
     rmSync(scope.scratch, { recursive: true, force: true });
+    dirs.release();
     const ms = (rec.details.phase_ms ?? {}) as Record<string, number>;
     rec.details.phase_ms = { ...ms, teardown: Date.now() - started };
   }
+  if (diskFull !== undefined) throw new DiskFullError(env.paths.root, diskFull);
   rec.finished_at = new Date().toISOString();
   rec.duration_ms = Date.now() - startedAt.getTime();
   return rec;

@@ -6,6 +6,7 @@ import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { isHarborTask } from '../harbor/task.js';
 import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
+import { SCRIPTED } from '../provider/providers-config.js';
 import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
@@ -29,6 +30,11 @@ export interface WiringOptions {
   log?: (line: string) => void;
   /** Use this agent instead of building one from the config (tests). */
   agent?: Agent;
+  /**
+   * The demo: when every model is scripted, `--sandbox auto` may fall back for Nanocoder too
+   * (`nanobench run` never does: there the models may be real).
+   */
+  scriptedFallback?: boolean;
 }
 
 export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunWiring> {
@@ -44,6 +50,8 @@ export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunW
     protectedPaths: [...new Set([PACKAGE_ROOT, ...o.protectedPaths])],
     warn: o.log,
     llmAgent: isLlmAgent(config.agent),
+    scriptedModels:
+      o.scriptedFallback && !config.replay && config.models.every((m) => m.provider === SCRIPTED),
     image: config.image,
     buildArgs: config.buildArgs,
   });

@@ -31,9 +31,10 @@ export const PATHFINDING_CREDIT = 0.1;
 
 /**
  * The whitepaper's "files_read is high" (§9, insufficient_context_read; §2 calls it context
- * explosion, "reading dozens of irrelevant files"): at least this many distinct files read.
- * It gives no number; ten is more than a fix usually needs to read and reachable in any
- * repository a benchmark task comes from (each example repository has more than ten files
- * outside its tasks' required_files).
+ * explosion, "reading dozens of irrelevant files"): at least this many distinct files read flags
+ * an insufficient_context_read run `context_explosion`. The label itself is rule 2 of §9.1 and
+ * does not depend on it. The whitepaper gives no number; ten is more than a fix usually needs to
+ * read and reachable in any repository a benchmark task comes from (each example repository has
+ * more than ten files outside its tasks' required_files).
  */
 export const CONTEXT_EXPLOSION_FILES = 10;

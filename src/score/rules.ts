@@ -4,10 +4,13 @@
 
 /**
  * Which rules scored a trial; every run records it, and `compare` warns when two runs differ.
- * 1: the rules until files read entered them. 2: navigation-mode insufficient_context_read needs
- * the whitepaper's signal, at least CONTEXT_EXPLOSION_FILES files read (else zero_signal).
+ * 1: the rules until files read entered them. 2: navigation-mode insufficient_context_read needed
+ * at least CONTEXT_EXPLOSION_FILES files read (else zero_signal). 3: the whitepaper's rule 2 as
+ * it stands (every navigation run that misses the required files; files read are its evidence
+ * and the flag context_explosion); a provider's refusal (rate limit, quota) is no longer rule 1
+ * but an infra error, and a task that cannot report its targets is the task's error.
  */
-export const SCORING_RULES_VERSION = 2;
+export const SCORING_RULES_VERSION = 3;
 
 import type { ExitKind, Mode } from '../agent/types.js';
 import {
@@ -65,7 +68,7 @@ export interface ScoreOutcome {
 export const RULES: Record<Label, { rule: number | null; when: string }> = {
   context_window_exceeded: {
     rule: 1,
-    when: 'the agent stopped on a context-length, rate-limit or quota error before changing any file',
+    when: "the agent stopped on a context-length error (the provider's or NanoBench's token budget) before changing any file",
   },
   pass: {
     rule: 2,
@@ -101,7 +104,10 @@ export const RULES: Record<Label, { rule: number | null; when: string }> = {
   },
 };
 
-const STOPPED_BEFORE_EDIT: ExitKind[] = ['context_exceeded', 'rate_limited', 'quota_exceeded'];
+// A rate limit or an exhausted quota is the provider refusing service, not the model filling its
+// context: such trials never get here (an infra error, src/run/trial-phases.ts; the deviation from
+// the whitepaper's rule 1 is in docs/ARCHITECTURE.md).
+const STOPPED_BEFORE_EDIT: ExitKind[] = ['context_exceeded'];
 
 function outcome(
   label: Label,
@@ -162,9 +168,9 @@ function classify(input: ScoreInput): ScoreOutcome {
     return outcome('pass', `all tests pass (${counts})`, { flags });
   }
 
-  // 3. No required file touched. In navigation mode that is insufficient_context_read only on
-  // the whitepaper's signal (§9): many files read while the change misses the required ones.
-  // Without it nothing says the agent explored and got lost: zero_signal, as in hinted mode.
+  // 3. No required file touched: insufficient_context_read in navigation mode, whatever was read
+  // (whitepaper §9.1 rule 2); zero_signal in hinted mode. What the agent read is the label's
+  // evidence, and a run that read many files is flagged context_explosion (§9's definition).
   if (overlap.length === 0) {
     if (input.mode !== 'navigation')
       return outcome(
@@ -172,16 +178,14 @@ function classify(input: ScoreInput): ScoreOutcome {
         `changed none of the required files in hinted mode (${counts})`,
       );
     const read = input.filesRead;
-    if (read && read.count >= CONTEXT_EXPLOSION_FILES)
-      return outcome(
-        'insufficient_context_read',
-        `${readText(read.count, read.required.length, input.requiredFiles.length)}, and changed none of the required files (${counts})`,
-      );
+    const evidence = read
+      ? readText(read.count, read.required.length, input.requiredFiles.length)
+      : 'files read unknown (the agent reports no tool calls)';
+    const explosion = read !== undefined && read.count >= CONTEXT_EXPLOSION_FILES;
     return outcome(
-      'zero_signal',
-      read
-        ? `changed none of the required files; ${readText(read.count, read.required.length, input.requiredFiles.length)}, fewer than the ${CONTEXT_EXPLOSION_FILES} insufficient_context_read needs (${counts})`
-        : `changed none of the required files; the agent reports no files read, which insufficient_context_read needs (${counts})`,
+      'insufficient_context_read',
+      `${evidence}, and changed none of the required files (${counts})`,
+      { flags: explosion ? ['context_explosion'] : [] },
     );
   }
 

@@ -1,9 +1,13 @@
-// Comparing two runs (BASE -> CANDIDATE): per provider/model/mode and overall, a verdict by the
-// interval-overlap rule, plus label shifts. Only cells (provider, model, task, mode) present in
-// both runs are compared, so a changed task set can never pass for a change in the agent; tier 3-4
-// cells with fewer than five scored runs on a side are left out of the verdicts (whitepaper
-// §8.5: such scores need five runs before a regression claim). What was left out, and runs scored
-// by different rules, are reported as warnings.
+// Comparing two runs (BASE -> CANDIDATE), per provider/model/mode: the paired verdict (each task
+// compared with itself: a sign-flip test over the shared tasks, Holm-corrected over the groups of
+// the comparison) beside the whitepaper's interval-overlap verdict (the 95% Wilson intervals of
+// the pooled trials do not overlap), plus label shifts. `rule` picks which verdict counts;
+// groups with too few shared tasks to pair fall back to the overlap rule. Modes and models are
+// never pooled into a verdict. Only cells (provider, model, task, mode) present in both runs are
+// compared, so a changed task set can never pass for a change in the agent; tier 3-4 cells with
+// fewer than five scored runs on a side are left out of the verdicts (whitepaper §8.5: such scores
+// need five runs before a regression claim). What was left out, and runs scored by different
+// rules, are reported as warnings.
 import { type AuditSummary, applyAudit } from '../audit/policy.js';
 import {
   getOrInit,
@@ -14,8 +18,17 @@ import {
   Tally,
   type TrialOutcome,
 } from './aggregate.js';
+import { familyVerdicts } from './holm.js';
+import { MIN_PAIRED_TASKS, type PairedDifference, pairedDifference } from './paired.js';
 import { MIN_RUNS_TIER_3_4, undersampled } from './sampling.js';
+import { type TaskWeightedRate, taskResults, taskWeightedRate } from './tasks.js';
 import { overlaps, type Verdict, verdict, wilson } from './wilson.js';
+
+/** Which verdict decides: the paired test (default) or the whitepaper's interval overlap. */
+export type Rule = 'paired' | 'overlap';
+export const RULES: readonly Rule[] = ['paired', 'overlap'];
+/** Family-wise false-alarm level over the groups of one comparison. */
+export const FAMILY_ALPHA = 0.05;
 
 export interface LabelShift {
   label: string;
@@ -25,16 +38,35 @@ export interface LabelShift {
   distinguishable: boolean;
 }
 
+export interface PairedVerdict extends PairedDifference {
+  /** Holm-adjusted p-value over the groups tested; null when the group was not tested. */
+  p_holm: number | null;
+  /**
+   * null: fewer than MIN_PAIRED_TASKS shared tasks, too few for the paired test to ever reach
+   * its level; the overlap rule decides the group.
+   */
+  verdict: Verdict | null;
+}
+
 export interface GroupComparison {
   provider: string;
   model: string;
-  /** null for the overall row. */
-  mode: string | null;
+  mode: string;
+  /** Trials pooled: the whitepaper's k/n with its Wilson interval, what the overlap rule reads. */
   base: Rate;
   candidate: Rate;
+  /** Each task once, with the interval over tasks: the headline rates. */
+  base_tasks: TaskWeightedRate;
+  candidate_tasks: TaskWeightedRate;
+  overlap: {
+    verdict: Verdict;
+    /** About the change the overlap rule needs: the sum of the two intervals' half-widths. */
+    gap: number;
+  };
+  paired: PairedVerdict;
+  /** The verdict that counts: the rule's, or overlap's when the group could not be paired. */
   verdict: Verdict;
-  /** candidate mean score - base mean score. */
-  mean_delta: number | null;
+  verdict_rule: Rule;
   non_deterministic: boolean;
   label_shifts: LabelShift[];
 }
@@ -50,8 +82,22 @@ export interface RunSide {
 export interface Comparison {
   base: { id: string; agent: string };
   candidate: { id: string; agent: string };
+  /** The rule that decides verdicts, regressions and improvements. */
+  rule: Rule;
   groups: GroupComparison[];
-  overall: GroupComparison;
+  /** Family-wise control of the paired verdicts (Holm over the groups tested). */
+  family: {
+    alpha: number;
+    /** Groups with enough shared tasks for the paired test: the family Holm corrects over. */
+    tested: number;
+    /** The level each group's detectable change is stated at: alpha / tested. */
+    per_group_alpha: number;
+    /** Groups that could not be paired ("p/m mode"): the overlap rule decides them. */
+    unpaired: string[];
+  };
+  /** Label shifts over every compared trial (all groups together; descriptive, not a verdict). */
+  label_shifts: LabelShift[];
+  label_scored: { base: number; candidate: number };
   /** Groups (provider/model/mode) present in one run only: not compared. */
   only_in_base: string[];
   only_in_candidate: string[];
@@ -66,6 +112,7 @@ export interface Comparison {
   /** The Level-4 audit both sides' labels follow (the stricter of the two databases'). */
   audit: AuditSummary | null;
   warnings: string[];
+  /** Groups whose verdict (by the rule) is regression / improvement. */
   regressions: number;
   improvements: number;
 }
@@ -94,33 +141,73 @@ function labelShifts(b: Tally, c: Tally): LabelShift[] {
     );
 }
 
-function compareTallies(
-  provider: string,
-  model: string,
-  mode: string | null,
-  b: Tally,
-  c: Tally,
-): GroupComparison {
-  const base = b.rate();
-  const candidate = c.rate();
+interface GroupTrials {
+  b: Tally;
+  c: Tally;
+  bTrials: TrialOutcome[];
+  cTrials: TrialOutcome[];
+}
+
+/** One group's figures before the family is known: rates, overlap verdict, task results. */
+function groupFigures(key: string, g: GroupTrials) {
+  const [provider, model, mode] = splitKey(key);
+  const base = g.b.rate();
+  const candidate = g.c.rate();
+  const bTasks = taskResults(g.bTrials);
+  const cTasks = taskResults(g.cTrials);
+  const half = (r: Rate) => (r.ci95.high - r.ci95.low) / 2;
   return {
     provider,
     model,
     mode,
     base,
     candidate,
-    verdict: verdict(base.ci95, candidate.ci95),
-    mean_delta:
-      base.mean_score !== null && candidate.mean_score !== null
-        ? candidate.mean_score - base.mean_score
-        : null,
+    bTasks,
+    cTasks,
+    base_tasks: taskWeightedRate(bTasks),
+    candidate_tasks: taskWeightedRate(cTasks),
+    overlap: { verdict: verdict(base.ci95, candidate.ci95), gap: half(base) + half(candidate) },
     non_deterministic: base.non_deterministic || candidate.non_deterministic,
-    label_shifts: labelShifts(b, c),
+    label_shifts: labelShifts(g.b, g.c),
   };
 }
 
+/**
+ * The paired verdicts of a comparison's groups: groups with at least MIN_PAIRED_TASKS shared
+ * tasks form the family (its size is fixed by the design, before any outcome is looked at),
+ * Holm-corrected at FAMILY_ALPHA; the rest fall back to the overlap rule.
+ */
+function groupVerdicts(figures: ReturnType<typeof groupFigures>[], rule: Rule): GroupComparison[] {
+  const shared = figures.map((f) => {
+    const cand = new Set(f.cTasks.filter((t) => t.scored > 0).map((t) => t.task_id));
+    return f.bTasks.filter((t) => t.scored > 0 && cand.has(t.task_id)).length;
+  });
+  const tested = shared.filter((n) => n >= MIN_PAIRED_TASKS).length;
+  const alpha = FAMILY_ALPHA / Math.max(1, tested);
+  const paired = figures.map((f) => pairedDifference(f.bTasks, f.cTasks, { alpha }));
+  const inFamily = paired.map((_, i) => shared[i] >= MIN_PAIRED_TASKS);
+  const family = familyVerdicts(
+    paired
+      .filter((_, i) => inFamily[i])
+      .map((p) => ({ p_value: p.test.p_value, direction: p.direction })),
+    FAMILY_ALPHA,
+  );
+  let next = 0;
+  return figures.map(({ bTasks, cTasks, ...f }, i) => {
+    const v = inFamily[i] ? family[next++] : null;
+    const byOverlap = rule === 'overlap' || v === null;
+    return {
+      ...f,
+      paired: { ...paired[i], p_holm: v?.p_holm ?? null, verdict: v?.verdict ?? null },
+      verdict: byOverlap ? f.overlap.verdict : v.verdict,
+      verdict_rule: byOverlap ? 'overlap' : 'paired',
+    };
+  });
+}
+
 const cellOf = (t: TrialOutcome) => joinKey(t.provider, t.model, t.mode, t.task_id);
-const groupOf = (t: TrialOutcome) => joinKey(t.provider, t.model, t.mode);
+/** A cell key without its task: the group (provider, model, mode). */
+const groupOfCell = (cell: string) => cell.slice(0, cell.lastIndexOf('\u0000'));
 const show = (k: string) => {
   const [p, m, mode] = splitKey(k);
   return `${p}/${m} ${mode}`;
@@ -216,45 +303,54 @@ export function runDifferences(base: RunSide, cand: RunSide): string[] {
   return w;
 }
 
+export interface CompareOptions {
+  /** The rule whose verdicts count (default paired). */
+  rule?: Rule;
+}
+
 export function compareRuns(
   baseRun: RunSide,
   candRun: RunSide,
   audit: AuditSummary | null = null,
+  opts: CompareOptions = {},
 ): Comparison {
+  const rule = opts.rule ?? 'paired';
   // Both sides' labels read alike: the audit's policy applies to both (src/audit/policy.ts).
   const base = { ...baseRun, trials: applyAudit(baseRun.trials, audit?.agreement) };
   const cand = { ...candRun, trials: applyAudit(candRun.trials, audit?.agreement) };
-  const baseCells = new Set(base.trials.map(cellOf));
-  const candCells = new Set(cand.trials.map(cellOf));
+  // Every trial's cell key, computed once (comparisons of thousands of trials run in loops).
+  const keys = { b: base.trials.map(cellOf), c: cand.trials.map(cellOf) };
+  const baseCells = new Set(keys.b);
+  const candCells = new Set(keys.c);
   const shared = (k: string) => baseCells.has(k) && candCells.has(k);
-  const thin = undersampledCells(base, cand, shared);
-  const excluded = new Set(thin.keys());
-  const counted = (k: string) => shared(k) && !excluded.has(k);
-  const tallies = new Map<string, { b: Tally; c: Tally }>();
-  const allB = new Tally();
-  const allC = new Tally();
+  const thin = undersampledCells(base, cand, keys, shared);
+  const byGroup = new Map<string, GroupTrials>();
+  const all = { b: new Tally(), c: new Tally() };
   for (const [trials, side] of [
     [base.trials, 'b'],
     [cand.trials, 'c'],
   ] as const)
-    for (const t of trials) {
-      if (!counted(cellOf(t))) continue;
-      const g = groupOf(t);
-      getOrInit(tallies, g, () => ({ b: new Tally(), c: new Tally() }))[side].add(t);
-      (side === 'b' ? allB : allC).add(t);
-    }
-  const groups = [...tallies]
-    .sort((x, y) => (x[0] < y[0] ? -1 : 1))
-    .map(([k, { b, c }]) => {
-      const [provider, model, mode] = splitKey(k);
-      return compareTallies(provider, model, mode, b, c);
+    trials.forEach((t, i) => {
+      const cell = keys[side][i];
+      if (!shared(cell) || thin.has(cell)) return;
+      const g = getOrInit(byGroup, groupOfCell(cell), () => ({
+        b: new Tally(),
+        c: new Tally(),
+        bTrials: [],
+        cTrials: [],
+      }));
+      g[side].add(t);
+      (side === 'b' ? g.bTrials : g.cTrials).push(t);
+      all[side].add(t);
     });
-  const bGroups = new Set(base.trials.map(groupOf));
-  const cGroups = new Set(cand.trials.map(groupOf));
+  const figures = [...byGroup]
+    .sort((x, y) => (x[0] < y[0] ? -1 : 1))
+    .map(([k, g]) => groupFigures(k, g));
+  const groups = groupVerdicts(figures, rule);
+  const bGroups = new Set([...baseCells].map(groupOfCell));
+  const cGroups = new Set([...candCells].map(groupOfCell));
   // A group whose shared cells were all left out for sampling is not "in one run only".
-  const sharedGroups = new Set(
-    [...baseCells].filter(shared).map((k) => joinKey(...splitKey(k).slice(0, 3))),
-  );
+  const sharedGroups = new Set([...baseCells].filter(shared).map(groupOfCell));
   const bTasks = new Set(base.trials.map((t) => t.task_id));
   const cTasks = new Set(cand.trials.map((t) => t.task_id));
   const tasks = {
@@ -262,51 +358,72 @@ export function compareRuns(
     only_in_base: [...bTasks].filter((t) => !cTasks.has(t)).sort(naturalCompare),
     only_in_candidate: [...cTasks].filter((t) => !bTasks.has(t)).sort(naturalCompare),
   };
-  const only_in_base = [...bGroups]
-    .filter((g) => !sharedGroups.has(g))
-    .map(show)
-    .sort();
-  const only_in_candidate = [...cGroups]
-    .filter((g) => !sharedGroups.has(g))
-    .map(show)
-    .sort();
-  const warnings = runDifferences(base, cand);
-  if (tasks.only_in_base.length || tasks.only_in_candidate.length)
-    warnings.push(taskSetWarning(tasks));
-  const excludedNames = [...thin.values()].sort(naturalCompare);
-  if (excludedNames.length)
-    warnings.push(
-      `${excludedNames.length} tier 3-4 cell(s) left out of every verdict: fewer than ${MIN_RUNS_TIER_3_4} scored runs on a side, and the sampling policy wants ${MIN_RUNS_TIER_3_4} before a regression claim: ${excludedNames.slice(0, 10).join(', ')}${excludedNames.length > 10 ? ', …' : ''}`,
-    );
-  if (only_in_base.length || only_in_candidate.length)
-    warnings.push(
-      `not compared (in one run only): ${[...only_in_base.map((g) => `${g} (base)`), ...only_in_candidate.map((g) => `${g} (candidate)`)].join(', ')}`,
-    );
-  const nd = groups.filter((g) => g.non_deterministic);
-  if (nd.length)
-    warnings.push(
-      `non-deterministic (temperature not pinned) in ${nd.map((g) => `${g.provider}/${g.model} ${g.mode}`).join(', ')}: spread may come from sampling`,
-    );
-  const overall = compareTallies('all', 'all', null, allB, allC);
-  const all = [...groups, overall];
-  return {
+  const inOneRun = (mine: Set<string>) =>
+    [...mine]
+      .filter((g) => !sharedGroups.has(g))
+      .map(show)
+      .sort();
+  const tested = groups.filter((g) => g.paired.verdict !== null).length;
+  const c: Comparison = {
     base: { id: base.id, agent: str(base.config.agent) ?? '?' },
     candidate: { id: cand.id, agent: str(cand.config.agent) ?? '?' },
+    rule,
     groups,
-    overall,
-    only_in_base,
-    only_in_candidate,
+    family: {
+      alpha: FAMILY_ALPHA,
+      tested,
+      per_group_alpha: FAMILY_ALPHA / Math.max(1, tested),
+      unpaired: groups.filter((g) => g.paired.verdict === null).map(nameOf),
+    },
+    label_shifts: labelShifts(all.b, all.c),
+    label_scored: { base: all.b.scored, candidate: all.c.scored },
+    only_in_base: inOneRun(bGroups),
+    only_in_candidate: inOneRun(cGroups),
     tasks,
-    excluded_undersampled: excludedNames,
+    excluded_undersampled: [...thin.values()].sort(naturalCompare),
     versions: {
       nanobench: { base: nanobenchOf(base.config), candidate: nanobenchOf(cand.config) },
       scoring_rules: { base: rulesOf(base.config), candidate: rulesOf(cand.config) },
     },
     audit,
-    warnings,
-    regressions: all.filter((g) => g.verdict === 'regression').length,
-    improvements: all.filter((g) => g.verdict === 'improvement').length,
+    warnings: runDifferences(base, cand),
+    regressions: groups.filter((g) => g.verdict === 'regression').length,
+    improvements: groups.filter((g) => g.verdict === 'improvement').length,
   };
+  c.warnings.push(...comparisonWarnings(c));
+  return c;
+}
+
+const nameOf = (g: Pick<GroupComparison, 'provider' | 'model' | 'mode'>) =>
+  `${g.provider}/${g.model} ${g.mode}`;
+
+/** What the comparison left out or could not do, after what differs between the runs. */
+function comparisonWarnings(c: Comparison): string[] {
+  const w: string[] = [];
+  const list = (xs: string[]) => `${xs.slice(0, 10).join(', ')}${xs.length > 10 ? ', …' : ''}`;
+  if (c.tasks.only_in_base.length || c.tasks.only_in_candidate.length)
+    w.push(taskSetWarning(c.tasks));
+  const excluded = c.excluded_undersampled;
+  if (excluded.length)
+    w.push(
+      `${excluded.length} tier 3-4 cell(s) left out of every verdict: fewer than ${MIN_RUNS_TIER_3_4} scored runs on a side, and the sampling policy wants ${MIN_RUNS_TIER_3_4} before a regression claim: ${list(excluded)}`,
+    );
+  if (c.only_in_base.length || c.only_in_candidate.length)
+    w.push(
+      `not compared (in one run only): ${[...c.only_in_base.map((g) => `${g} (base)`), ...c.only_in_candidate.map((g) => `${g} (candidate)`)].join(', ')}`,
+    );
+  if (!c.groups.length)
+    w.push(
+      excluded.length
+        ? 'nothing compared: every shared cell was left out as undersampled (above), so neither rule has anything to pair or to overlap'
+        : 'nothing compared: the runs share no task scored with the same provider, model and mode, so neither rule has anything to pair or to overlap',
+    );
+  const nd = c.groups.filter((g) => g.non_deterministic);
+  if (nd.length)
+    w.push(
+      `non-deterministic (temperature not pinned) in ${nd.map(nameOf).join(', ')}: spread may come from sampling`,
+    );
+  return w;
 }
 
 function taskSetWarning(t: Comparison['tasks']): string {
@@ -322,19 +439,21 @@ function taskSetWarning(t: Comparison['tasks']): string {
 function undersampledCells(
   base: RunSide,
   cand: RunSide,
+  keys: { b: string[]; c: string[] },
   shared: (k: string) => boolean,
 ): Map<string, string> {
   const tiers = { ...cand.tiers, ...base.tiers };
-  const scored = (trials: TrialOutcome[]) => {
+  const scored = (trials: TrialOutcome[], cells: string[]) => {
     const m = new Map<string, number>();
-    for (const t of trials)
-      if (t.status === 'scored' && shared(cellOf(t))) m.set(cellOf(t), (m.get(cellOf(t)) ?? 0) + 1);
+    trials.forEach((t, i) => {
+      if (t.status === 'scored' && shared(cells[i])) m.set(cells[i], (m.get(cells[i]) ?? 0) + 1);
+    });
     return m;
   };
-  const b = scored(base.trials);
-  const c = scored(cand.trials);
+  const b = scored(base.trials, keys.b);
+  const c = scored(cand.trials, keys.c);
   const out = new Map<string, string>();
-  for (const k of new Set([...base.trials.map(cellOf), ...cand.trials.map(cellOf)])) {
+  for (const k of new Set(keys.b)) {
     if (!shared(k)) continue;
     const [provider, model, mode, task] = splitKey(k);
     if (undersampled(tiers[task], Math.min(b.get(k) ?? 0, c.get(k) ?? 0)))

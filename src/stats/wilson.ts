@@ -18,16 +18,23 @@ export function wilson(successes: number, n: number, z = Z95): Interval {
     successes > n
   )
     throw new RangeError(`wilson: need integers 0 <= successes <= n, got ${successes}/${n}`);
+  return wilsonAt(n === 0 ? 0 : successes / n, n, z);
+}
+
+/**
+ * The Wilson interval at a proportion p and a sample size n that need not be whole: an
+ * effective sample size, as the interval over tasks uses (src/stats/tasks.ts).
+ */
+export function wilsonAt(p: number, n: number, z = Z95): Interval {
   if (n === 0) return { low: 0, high: 1 };
-  const p = successes / n;
   const z2 = z * z;
   const denom = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
   // Clamp away floating-point dust at the ends (0/N must give exactly 0, N/N exactly 1).
   return {
-    low: successes === 0 ? 0 : Math.max(0, centre - half),
-    high: successes === n ? 1 : Math.min(1, centre + half),
+    low: p <= 0 ? 0 : Math.max(0, centre - half),
+    high: p >= 1 ? 1 : Math.min(1, centre + half),
   };
 }
 

@@ -26,6 +26,8 @@ export interface MergeResult {
   trials: number;
   /** Problems that --force overrode, or facts worth saying (missing shards). */
   warnings: string[];
+  /** The output held this merge already (the same input runs): nothing was written. */
+  already?: boolean;
 }
 
 interface ShardInfo {
@@ -113,6 +115,28 @@ const order = (a: TrialRecord, b: TrialRecord) =>
   a.attempt - b.attempt ||
   a.trial_key.localeCompare(b.trial_key);
 
+/**
+ * A run of `out` already merged from these inputs: merging again would store every trial twice.
+ * The same inputs give that run back (merge is idempotent); a run merged from some of them is
+ * refused, naming it.
+ */
+function mergedBefore(out: Store, inputs: MergeInput[]): RunRecord | undefined {
+  const ids = new Set(inputs.map((i) => i.run.id));
+  for (const run of out.listRuns()) {
+    const from = cfg(run).merged_from;
+    if (!Array.isArray(from)) continue;
+    const merged = new Set(from.map((m) => (m as { run_id?: unknown }).run_id));
+    const shared = [...ids].filter((id) => merged.has(id));
+    if (shared.length === 0) continue;
+    if (shared.length === ids.size && merged.size === ids.size) return run;
+    throw new UserError(
+      'MERGE_REFUSED',
+      `merge refused: run ${shared[0]} is already in run ${run.id} of ${out.path}, merged from ${[...merged].join(', ')}; merge into a new output file, or finish that run with "nanobench run --resume --db ${out.path}"`,
+    );
+  }
+  return undefined;
+}
+
 export function mergeRuns(
   out: Store,
   outPaths: RunPaths,
@@ -120,6 +144,14 @@ export function mergeRuns(
   opts: MergeOptions,
 ): MergeResult {
   if (inputs.length === 0) throw new UserError('NOTHING_TO_MERGE', 'merge: no runs to merge');
+  const earlier = mergedBefore(out, inputs);
+  if (earlier)
+    return {
+      run: earlier,
+      trials: out.trialKeys(earlier.id).size,
+      warnings: [],
+      already: true,
+    };
   const shard = shardProblems(inputs);
   const problems = [...differences(inputs), ...shard.problems];
   const keys = new Map<string, string>();

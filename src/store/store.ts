@@ -1,6 +1,6 @@
 // The results store: one SQLite file in WAL mode. Each finished trial is one transaction, so a
 // crash loses at most the trials still in flight; artifacts live as files next to the database.
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { UserError } from '../util/errors.js';
@@ -55,16 +55,66 @@ const OUTCOME_COLUMNS = `task_id, provider, model, mode, attempt, status, score,
   json_extract(details, '$.proxy.tokens.output') AS tokens_out,
   json_extract(details, '$.proxy.cost_usd') AS cost_usd`;
 
-/** Most stored JSON values are empty: skip the parser for those. */
-const parseJson = (s: string): unknown => (s === '[]' ? [] : s === '{}' ? {} : JSON.parse(s));
+/**
+ * A stored JSON value, of the shape NanoBench writes (an object or an array). Most are empty:
+ * those skip the parser. Anything else throws a SyntaxError, which every Store method turns into
+ * one line naming the file and the row (malformedJson).
+ */
+function parseJson(s: string, shape: 'object' | 'array' = 'object'): unknown {
+  if (s === '[]' && shape === 'array') return [];
+  if (s === '{}' && shape === 'object') return {};
+  const v: unknown = JSON.parse(s);
+  const ok =
+    shape === 'array' ? Array.isArray(v) : typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!ok) throw new SyntaxError(`not a JSON ${shape}`);
+  return v;
+}
 
 /** A raw trials row (as an array, in `names` order) as a plain object with its JSON parsed. */
 function rowObject(names: string[], row: unknown[]): Record<string, unknown> {
   const r: Record<string, unknown> = {};
   for (let i = 0; i < names.length; i++) r[names[i]] = row[i];
-  for (const c of JSON_COLS) r[c] = parseJson(r[c] as string);
+  for (const c of JSON_COLS) r[c] = parseJson(r[c] as string, c === 'details' ? 'object' : 'array');
   r.timed_out = r.timed_out === 1;
   return r;
+}
+
+/** The JSON columns and the shape each holds, for finding the one a failed read met. */
+const STORED_JSON = [
+  ['runs', 'config', "'run ' || id", 'object'],
+  ['trials', 'details', "'trial ' || id || ' of run ' || run_id", 'object'],
+  ['trials', 'flags', "'trial ' || id || ' of run ' || run_id", 'array'],
+  ['trials', 'files_changed', "'trial ' || id || ' of run ' || run_id", 'array'],
+  ['audits', 'details', "'audit ' || id", 'object'],
+] as const;
+
+/**
+ * A read that met JSON that NanoBench did not write (a SyntaxError from JSON.parse, or SQLite's
+ * "malformed JSON" from json_extract) as one line naming the file and the first bad row.
+ */
+function malformedJson(db: Database.Database, path: string, e: unknown): UserError | undefined {
+  const sqlite = e instanceof Database.SqliteError && /malformed JSON/i.test(e.message);
+  if (!(e instanceof SyntaxError) && !sqlite) return undefined;
+  let where = 'a stored JSON value';
+  try {
+    for (const [table, col, label, shape] of STORED_JSON) {
+      const bad = db
+        .prepare(
+          `SELECT ${label} AS what FROM ${table} WHERE CASE WHEN json_valid(${col}) THEN json_type(${col}) <> '${shape}' ELSE 1 END LIMIT 1`,
+        )
+        .get() as { what: string } | undefined;
+      if (bad) {
+        where = `${table}.${col} of ${bad.what}`;
+        break;
+      }
+    }
+  } catch {
+    // the file itself may be unreadable by now: say what we know
+  }
+  return new UserError(
+    'STORE_CORRUPT',
+    `${path}: ${where} is damaged (${(e as Error).message}); the database was changed outside NanoBench: restore it from a copy, or start a new one with another --db`,
+  );
 }
 
 export type TrialOutcomeRow = Pick<
@@ -126,6 +176,12 @@ export interface OpenOptions {
    * `nanobench view` cannot change a store a run may be writing. Nothing is migrated either.
    */
   readonly?: boolean;
+  /**
+   * A command that only reads (report, compare, ci comment, merge inputs, audit export,
+   * calibration; implies mustExist): it opens the store as a writer would (an older schema is
+   * upgraded), but read-only where the file cannot be written (a read-only mount).
+   */
+  reader?: boolean;
 }
 
 /** A stored trial with its row id: the id the viewer's URLs name. */
@@ -141,6 +197,66 @@ export interface RunTally {
   scored: number;
   passed: number;
   errors: number;
+}
+
+/** Whether this process may write the database file and its directory (SQLite's -wal, -shm). */
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    accessSync(dirname(path), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An empty file or another program's SQLite database: refused before anything writes to it. */
+function notNanoBench(db: Database.Database, path: string): void {
+  if (db.pragma('user_version', { simple: true }) === 0)
+    throw new UserError(
+      'STORE_NOT_NANOBENCH',
+      `${path}: not a NanoBench results database (no runs were ever stored in it; check --db)`,
+    );
+}
+
+const newerSchema = (path: string, version: number) =>
+  new UserError(
+    'STORE_VERSION',
+    `${path}: written by a newer NanoBench (schema ${version}); upgrade NanoBench`,
+  );
+
+/** What failed while opening, as one line naming the file. */
+function openError(path: string, e: unknown): UserError {
+  if (e instanceof UserError) return e;
+  const bad = badDatabase(path, e);
+  if (bad) return bad;
+  if (!writable(path))
+    return new UserError(
+      'STORE_READ_ONLY',
+      `${path}: the results database is not writable here (a read-only file system, or another user's file: ${(e as Error).message}); a run stores its trials in it: copy it to a writable place and pass that with --db`,
+    );
+  return new UserError(
+    'STORE_OPEN',
+    `${path}: cannot open the results database (${(e as Error).message})`,
+  );
+}
+
+/**
+ * The database file read into memory, for a read-only mount where SQLite cannot open it in
+ * place. Its header is marked as not WAL (an in-memory database cannot be); a -wal file beside
+ * it that holds unmerged pages would be left out, so that case is refused instead.
+ */
+function inMemoryCopy(path: string): Database.Database {
+  const wal = `${path}-wal`;
+  if (existsSync(wal) && statSync(wal).size > 0)
+    throw new UserError(
+      'STORE_READ_ONLY',
+      `${path}: on a read-only file system with a write-ahead log (${wal}) that was never merged into it, which SQLite cannot read there: copy both files to a writable place and open the copy`,
+    );
+  const bytes = readFileSync(path);
+  // Bytes 18-19: the file format's write and read versions (2 = WAL, 1 = rollback journal).
+  if (bytes.length > 19 && bytes[18] === 2 && bytes[19] === 2) bytes.fill(1, 18, 20);
+  return new Database(bytes, { readonly: true });
 }
 
 /** A SQLite error that means the file itself is bad, as one line naming the file; else undefined. */
@@ -165,44 +281,25 @@ export class Store {
   private trialColumns?: string[];
 
   static open(path: string, opts: OpenOptions = {}): Store {
-    const mustExist = Boolean(opts.mustExist || opts.readonly);
+    const mustExist = Boolean(opts.mustExist || opts.readonly || opts.reader);
     // A results root NanoBench creates is its user's alone: it holds the database, the cache and
     // every trial's workspace (an existing directory, e.g. the cwd, is left as it is).
     if (!mustExist) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     else if (!existsSync(path))
       throw new UserError('STORE_NOT_FOUND', `${path}: no such results database (check --db)`);
+    // A reader on storage it cannot write (a read-only mount) reads it as it is.
+    if (opts.readonly || (opts.reader && !writable(path))) return Store.openReadOnly(path);
     let db: Database.Database | undefined;
     try {
-      db = new Database(path, { fileMustExist: mustExist, readonly: Boolean(opts.readonly) });
+      db = new Database(path, { fileMustExist: mustExist });
       // Before anything writes: an empty file or another program's SQLite database is left as is.
-      if (mustExist && db.pragma('user_version', { simple: true }) === 0)
-        throw new UserError(
-          'STORE_NOT_NANOBENCH',
-          `${path}: not a NanoBench results database (no runs were ever stored in it; check --db)`,
-        );
-      if (opts.readonly) {
-        db.pragma('busy_timeout = 5000');
-        const version = db.pragma('user_version', { simple: true }) as number;
-        // Older schemas lack columns the queries read, and a read-only store cannot migrate.
-        if (version !== MIGRATIONS.length)
-          throw new UserError(
-            'STORE_VERSION',
-            version > MIGRATIONS.length
-              ? `${path}: written by a newer NanoBench (schema ${version}); upgrade NanoBench`
-              : `${path}: written by an older NanoBench (schema ${version} of ${MIGRATIONS.length}); run "nanobench report --db ${path}" once to upgrade it, then open it read-only`,
-          );
-        return new Store(db, path);
-      }
+      if (mustExist) notNanoBench(db, path);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');
       db.pragma('foreign_keys = ON');
       const version = db.pragma('user_version', { simple: true }) as number;
-      if (version > MIGRATIONS.length)
-        throw new UserError(
-          'STORE_VERSION',
-          `${path}: written by a newer NanoBench (schema ${version}); upgrade NanoBench`,
-        );
+      if (version > MIGRATIONS.length) throw newerSchema(path, version);
       for (let v = version; v < MIGRATIONS.length; v++) {
         db.transaction(() => {
           db!.exec(MIGRATIONS[v]);
@@ -211,16 +308,44 @@ export class Store {
       }
     } catch (e) {
       db?.close();
-      if (e instanceof UserError) throw e;
-      throw (
-        badDatabase(path, e) ??
-        new UserError(
-          'STORE_OPEN',
-          `${path}: cannot open the results database (${(e as Error).message})`,
-        )
-      );
+      throw openError(path, e);
     }
     return new Store(db, path);
+  }
+
+  /**
+   * Read-only: SQLite refuses every write. On a read-only mount SQLite cannot open a WAL
+   * database without its -shm file (and cannot make one there): then the file is read into
+   * memory as it is, which is all a reader needs of a store nothing can write to.
+   */
+  private static openReadOnly(path: string): Store {
+    let db: Database.Database | undefined;
+    try {
+      try {
+        db = new Database(path, { fileMustExist: true, readonly: true });
+        notNanoBench(db, path);
+      } catch (e) {
+        db?.close();
+        if ((e as { code?: string }).code !== 'SQLITE_CANTOPEN' || writable(path)) throw e;
+        db = inMemoryCopy(path);
+        notNanoBench(db, path);
+      }
+      db.pragma('busy_timeout = 5000');
+      const version = db.pragma('user_version', { simple: true }) as number;
+      // Older schemas lack columns the queries read, and a read-only store cannot migrate.
+      if (version > MIGRATIONS.length) throw newerSchema(path, version);
+      if (version < MIGRATIONS.length)
+        throw new UserError(
+          'STORE_VERSION',
+          writable(path)
+            ? `${path}: written by an older NanoBench (schema ${version} of ${MIGRATIONS.length}); run "nanobench report --db ${path}" once to upgrade it, then open it read-only`
+            : `${path}: written by an older NanoBench (schema ${version} of ${MIGRATIONS.length}) and not writable here, so it cannot be upgraded: copy it to a writable place and run "nanobench report --db COPY" once`,
+        );
+      return new Store(db, path);
+    } catch (e) {
+      db?.close();
+      throw openError(path, e);
+    }
   }
 
   close(): void {
@@ -259,7 +384,10 @@ export class Store {
       | Record<string, unknown>
       | undefined;
     return row
-      ? { ...(row as unknown as RunRecord), config: JSON.parse(row.config as string) }
+      ? {
+          ...(row as unknown as RunRecord),
+          config: parseJson(row.config as string) as RunRecord['config'],
+        }
       : undefined;
   }
 
@@ -358,7 +486,29 @@ export class Store {
       | undefined;
     if (!row) return undefined;
     const { id: _id, ...rest } = row;
-    return { ...rest, details: JSON.parse(row.details) };
+    return { ...rest, details: parseJson(row.details) as AuditRecord['details'] };
+  }
+
+  /**
+   * Forget the run's trials stored as infra errors of these causes (a stage, or stage/code), so a
+   * resume runs them again; one transaction. Returns the causes of what was removed.
+   */
+  forgetErrorTrials(runId: string, causes: { stage: string; code?: string }[]): string[] {
+    const rows = this.db
+      .prepare(
+        "SELECT id, error_stage, error_code FROM trials WHERE run_id = ? AND status = 'error'",
+      )
+      .all(runId) as { id: number; error_stage: string | null; error_code: string | null }[];
+    const hit = rows.filter((r) =>
+      causes.some(
+        (c) => c.stage === r.error_stage && (c.code === undefined || c.code === r.error_code),
+      ),
+    );
+    const del = this.db.prepare('DELETE FROM trials WHERE id = ?');
+    this.db.transaction(() => {
+      for (const r of hit) del.run(r.id);
+    })();
+    return hit.map((r) => `${r.error_stage}/${r.error_code}`);
   }
 
   trialKeys(runId: string): Set<string> {
@@ -397,7 +547,7 @@ export class Store {
       phase_ms: unknown;
     })[];
     for (const r of rows) {
-      r.flags = parseJson(r.flags as string);
+      r.flags = parseJson(r.flags as string, 'array');
       r.phase_ms = r.phase_ms ? parseJson(r.phase_ms as string) : null;
     }
     return rows as TrialOutcomeRow[];
@@ -432,7 +582,7 @@ export class Store {
          FROM trials WHERE run_id = ? ORDER BY id`,
       )
       .all(runId) as (Omit<TrialIndexRow, 'flags'> & { flags: unknown })[];
-    for (const r of rows) r.flags = parseJson(r.flags as string);
+    for (const r of rows) r.flags = parseJson(r.flags as string, 'array');
     return rows as TrialIndexRow[];
   }
 
@@ -462,7 +612,8 @@ export class Store {
 }
 
 // Every method that queries: a corrupt page is often found only when a query reads it (the
-// header and schema were fine at open), and must still be one line naming the file.
+// header and schema were fine at open), and must still be one line naming the file; so must a
+// JSON column that holds what NanoBench never wrote.
 for (const name of Object.getOwnPropertyNames(Store.prototype)) {
   const method = Object.getOwnPropertyDescriptor(Store.prototype, name)?.value;
   if (name === 'constructor' || typeof method !== 'function') continue;
@@ -471,7 +622,8 @@ for (const name of Object.getOwnPropertyNames(Store.prototype)) {
       try {
         return method.apply(this, args);
       } catch (e) {
-        throw badDatabase(this.path, e) ?? e;
+        const db = (this as unknown as { db: Database.Database }).db;
+        throw badDatabase(this.path, e) ?? malformedJson(db, this.path, e) ?? e;
       }
     },
   });

@@ -3,6 +3,8 @@
 // each guess comes with a note saying what it was based on, and the curator checks it
 // (`nanobench validate` runs the suites, so a wrong guess fails loudly).
 import { posix } from 'node:path';
+import { jestCommand, mochaCommand, pytestCommand } from './argv-free.js';
+import { checkOnlyInstall, debianPackage, pythonNeeds } from './python-deps.js';
 import type { ResultFormat } from './schema.js';
 import {
   chooseInvocation,
@@ -36,6 +38,9 @@ export interface SuiteGuess {
 
 const RESULT_JSON = '.nanobench-results.json';
 const RESULT_XML = '.nanobench-results.xml';
+
+const ARGV_NOTE = (runner: string) =>
+  `${runner} is called through its CLI entry from node -e, so the tests' process.argv holds none of the reporter options (code under test that parses process.argv would see them and could exit the runner before its report)`;
 
 const inDir = (dir: string, cmd: string) => (dir ? `cd ${dir} && ${cmd}` : cmd);
 const rel = (dir: string, file: string) => (dir ? `${dir}/${file}` : file);
@@ -170,13 +175,16 @@ function jsSuite(
   const base = { language, test_files };
   // Point the runner at the PR's test files instead of the script's own filters: the suite then
   // runs the tests that decide the task, in the time they take.
-  const runnable = found && narrow ? runnableTestFiles(found.runner, local) : [];
-  const args = found
+  // A test file the PR deletes is no file to point the runner at.
+  const present = local.filter((f) => repo.files.has(rel(dir, f)));
+  const runnable = found && narrow ? runnableTestFiles(found.runner, present) : [];
+  const argList = found
     ? [
         ...plainArgs(runnable.length ? optionsOnly(found.runner, found.args) : found.args),
         ...runnable,
-      ].join(' ')
-    : '';
+      ]
+    : [];
+  const args = argList.join(' ');
   const tail = args ? ` ${args}` : '';
   if (skipped.length && inScript)
     notes.push(
@@ -204,14 +212,29 @@ function jsSuite(
     case 'jest':
       suite = {
         ...base,
-        command: inDir(dir, `npx jest --ci --json --outputFile=${RESULT_JSON}${tail}`),
+        command: inDir(
+          dir,
+          jestCommand(['--ci', '--json', `--outputFile=${RESULT_JSON}`, ...argList]),
+        ),
         format: 'jest-json',
         result_file: rel(dir, RESULT_JSON),
       };
+      notes.push(ARGV_NOTE('jest'));
       break;
-    case 'mocha':
-      suite = { ...base, command: inDir(dir, `npx mocha --reporter tap${tail}`), format: 'tap' };
+    case 'mocha': {
+      const argvFree = mochaCommand(['--reporter', 'tap', ...argList], major(deps.mocha));
+      suite = {
+        ...base,
+        command: inDir(dir, argvFree ?? `npx mocha --reporter tap${tail}`),
+        format: 'tap',
+      };
+      notes.push(
+        argvFree
+          ? ARGV_NOTE('mocha')
+          : 'mocha is run as "npx mocha": its arguments need a Node child process (Node options) or it predates mocha 6; the tests see --reporter tap in process.argv',
+      );
       break;
+    }
     case 'tap': {
       const cov = (major(deps.tap) ?? 18) >= 18 ? '--disable-coverage' : '--no-coverage';
       suite = {
@@ -269,42 +292,28 @@ function pySuites(repo: RepoView, testFiles: string[], notes: string[], narrow: 
       [...repo.files].some((f) => f.endsWith('conftest.py')) ||
       /pytest/.test(config) ||
       files.some((f) => /^\s*(import|from) pytest/m.test(repo.read(f) ?? ''));
-    const deps =
-      repo.files.has(rel(dir, 'requirements.txt')) ||
-      repo.files.has(rel(dir, 'pyproject.toml')) ||
-      repo.files.has(rel(dir, 'setup.py'));
-    const py = deps ? '.venv/bin/python' : 'python3';
-    let install: string | null = null;
-    if (deps) {
-      const what = [
-        repo.files.has(rel(dir, 'requirements.txt')) ? '-r requirements.txt' : '',
-        repo.files.has(rel(dir, 'pyproject.toml')) || repo.files.has(rel(dir, 'setup.py'))
-          ? '-e .'
-          : '',
-        pytest ? 'pytest' : '',
-      ]
-        .filter(Boolean)
-        .join(' ');
-      install = inDir(
-        dir,
-        `python3 -m venv .venv && echo .venv/ >> "$(git rev-parse --git-dir)/info/exclude" && ${py} -m pip install -q ${what}`,
-      );
-      notes.push(`Python dependencies installed into a .venv from ${rel(dir, '') || 'the root'}`);
-    }
+    const env = pythonEnvironment(repo, dir, pytest, notes);
     const test_files = [...new Set(files.map(testRoot))].sort();
     const local = files.map((f) => (dir ? f.slice(dir.length + 1) : f));
-    const runnable = narrow ? runnableTestFiles(pytest ? 'pytest' : 'unittest', local) : [];
+    const present = local.filter((f) => repo.files.has(rel(dir, f)));
+    const runnable = narrow ? runnableTestFiles(pytest ? 'pytest' : 'unittest', present) : [];
     const tail = runnable.length ? ` ${runnable.join(' ')}` : '';
     if (runnable.length)
       notes.push(
         `Python suite narrowed to the PR's ${runnable.length} test file(s): ${runnable.join(', ')}`,
       );
+    // pytest's reporter options go in PYTEST_ADDOPTS, out of the sys.argv the tests see.
     const suite: Omit<GuessedSuite, 'name'> = pytest
       ? {
           language: 'python',
           command: inDir(
             dir,
-            `${py} -m pytest -p no:cacheprovider -q --junitxml=${RESULT_XML}${tail}`,
+            pytestCommand(
+              env.prefix,
+              env.python,
+              ['-p', 'no:cacheprovider', '-q', `--junitxml=${RESULT_XML}`],
+              runnable,
+            ),
           ),
           format: 'junit-xml',
           result_file: rel(dir, RESULT_XML),
@@ -312,16 +321,62 @@ function pySuites(repo: RepoView, testFiles: string[], notes: string[], narrow: 
         }
       : {
           language: 'python',
-          command: inDir(dir, `${py} -m unittest -v${tail}`),
+          command: inDir(dir, `${env.prefix}${env.python} -m unittest -v${tail}`),
           format: 'unittest',
           test_files,
         };
     notes.push(
-      `Python suite in ${dir || 'the root'}: ${pytest ? 'pytest (pytest config, conftest.py or an import of pytest found)' : 'unittest (no sign of pytest)'}`,
+      `Python suite in ${dir || 'the root'}: ${pytest ? "pytest (pytest config, conftest.py or an import of pytest found; its reporter options in PYTEST_ADDOPTS, off the tests' sys.argv)" : 'unittest (no sign of pytest)'}`,
     );
-    out.push({ suite, install, dir });
+    out.push({ suite, install: env.install, dir });
   }
   return out;
+}
+
+/**
+ * Where a Python project's tests run: from the checkout with PYTHONPATH and this machine's
+ * python3 when the project is pure Python (its requirements checked, never downloaded), in a
+ * .venv with pip only when it must be built (python-deps.ts).
+ */
+function pythonEnvironment(
+  repo: RepoView,
+  dir: string,
+  pytest: boolean,
+  notes: string[],
+): { python: string; prefix: string; install: string | null } {
+  const declares = ['requirements.txt', 'pyproject.toml', 'setup.py', 'setup.cfg'].some((f) =>
+    repo.files.has(rel(dir, f)),
+  );
+  if (!declares) return { python: 'python3', prefix: '', install: null };
+  const needs = pythonNeeds(repo.files, (f) => repo.read(f), dir);
+  if (needs.build) {
+    const what = [
+      repo.files.has(rel(dir, 'requirements.txt')) ? '-r requirements.txt' : '',
+      repo.files.has(rel(dir, 'pyproject.toml')) || repo.files.has(rel(dir, 'setup.py'))
+        ? '-e .'
+        : '',
+      pytest ? 'pytest' : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    notes.push(
+      `Python dependencies installed into a .venv from ${rel(dir, '') || 'the root'} (${needs.build}; needs a Python package registry)`,
+    );
+    return {
+      python: '.venv/bin/python',
+      prefix: '',
+      install: `python3 -m venv .venv && echo .venv/ >> "$(git rev-parse --git-dir)/info/exclude" && .venv/bin/python -m pip install -q ${what}`,
+    };
+  }
+  const install = checkOnlyInstall(needs, pytest);
+  notes.push(
+    `pure-Python project: nothing installed, tests run from the checkout with PYTHONPATH=${needs.sourceRoot || '.'} and this machine's python3${needs.modules.length ? `; its requirements must be importable (Debian: ${needs.modules.map(debianPackage).join(', ')})` : ' (standard library only)'}`,
+  );
+  return {
+    python: 'python3',
+    prefix: `PYTHONPATH=${needs.sourceRoot || '.'} `,
+    install: install || null,
+  };
 }
 
 /**

@@ -18,7 +18,7 @@ import { isTestPath, languageOf, languagesOf } from './test-paths.js';
  * repository keeps for coding agents (AGENTS.md, CLAUDE.md, .cursor/ rules), which a PR may
  * touch in passing and which would tell the agent under test about the change.
  */
-function isNeverAFix(path: string): boolean {
+export function isNeverAFix(path: string): boolean {
   if (/^(AGENTS|CLAUDE|GEMINI)\.md$|^\.(cursor|claude|windsurf)\//i.test(path)) return true;
   return isReleaseNote(path);
 }
@@ -110,7 +110,8 @@ function normaliseUrl(url: string): string {
   return https.replace(/\.git$/, '').replace(/\/$/, '');
 }
 
-function identity(o: ImportOptions, gitDir: string, location: string) {
+/** The repository's owner/name, URL and PR number, from the options, its origin or its path. */
+export function identity(o: ImportOptions, gitDir: string, location: string) {
   const pr = o.pr ? /github\.com\/([^/]+)\/([^/]+)\/pull\/(\d+)/.exec(o.pr) : null;
   const origin = tryGit(gitDir, ['config', '--get', 'remote.origin.url'])?.trim();
   const url = pr

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ZodIssue } from 'zod';
 import { type HarborTask, harborDigest, harborTaskDirs, loadHarborTask } from '../harbor/task.js';
+import { diskEscape } from '../util/contained-path.js';
 import { UserError } from '../util/errors.js';
 import { taskDigest } from './digest.js';
 import { findPlaceholders } from './placeholders.js';
@@ -66,7 +67,31 @@ export function loadTaskFile(file: string, datasetDir?: string): LoadedTask {
     throw new UserError('INVALID_TASK', `${abs}: not valid JSON (${(e as Error).message})`);
   }
   const task = parseTask(raw, abs);
-  return { task, file: abs, datasetDir: datasetDir ?? datasetDirOf(abs), digest: taskDigest(task) };
+  const dir = datasetDir ?? datasetDirOf(abs);
+  for (const field of ['dockerfile', 'context'] as const) environmentPath(task, abs, dir, field);
+  return { task, file: abs, datasetDir: dir, digest: taskDigest(task) };
+}
+
+/**
+ * A PR task's environment file (its Dockerfile or build context) on the disk, inside its dataset
+ * directory with every symlink followed: a build context that leads elsewhere would send that
+ * place into the image the agent runs in. Undefined when the task does not name one.
+ */
+export function environmentPath(
+  task: Task,
+  file: string,
+  datasetDir: string,
+  field: 'dockerfile' | 'context',
+): string | undefined {
+  const rel = task.environment?.[field];
+  if (rel === undefined) return undefined;
+  const why = diskEscape(datasetDir, rel, true);
+  if (why)
+    throw new UserError(
+      'INVALID_TASK',
+      `${file}: field "environment.${field}": "${rel}" ${why}; keep the environment inside the dataset directory ${datasetDir}`,
+    );
+  return resolve(datasetDir, rel);
 }
 
 /** The dataset a task file belongs to: the parent of its tasks/ directory, else its directory. */

@@ -1,6 +1,8 @@
 // Task schema v1: the whitepaper's §7 fields plus what the engine needs to run and
 // grade a task deterministically. Unknown fields are rejected (strict objects).
 import { z } from 'zod';
+import { pathEscape } from '../util/contained-path.js';
+import { patchPaths } from './patch-paths.js';
 
 export const RESULT_FORMATS = [
   'node-tap', // node --test --test-reporter=tap
@@ -24,6 +26,25 @@ const patchDigest = z
     /^sha256:[0-9a-f]{64}$/,
     '"sha256:" and 64 lowercase hex digits (nanobench task import --reference writes it)',
   );
+/**
+ * A path inside a root (the workspace, or the dataset directory): no absolute path, no ".." that
+ * leaves it. Checked when the task is loaded, before any file operation; the code that uses one
+ * checks again on the disk (src/util/contained-path.ts), where a symlink may point outside.
+ */
+const pathIn = (root: string, example: string) =>
+  z
+    .string()
+    .min(1)
+    .superRefine((p, ctx) => {
+      const why = pathEscape(p, root);
+      if (why)
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${p}" ${why}; name a path inside ${root}, relative to its top (e.g. "${example}")`,
+        });
+    });
+const inWorkspace = (example: string) => pathIn('the repository', example);
+
 const isoDate = z
   .string()
   .datetime({ offset: true, message: 'an ISO-8601 date-time, e.g. 2026-01-15T00:00:00Z' });
@@ -34,14 +55,13 @@ export const TestSuiteSchema = z
     language: z.string().min(1),
     command: z.string().min(1).describe('shell command run in the workspace root'),
     format: z.enum(RESULT_FORMATS),
-    result_file: z
-      .string()
+    result_file: inWorkspace('reports/junit.xml')
       .optional()
       .describe(
         'file (relative to the workspace) the runner writes results to, for junit-xml and json formats',
       ),
     test_files: z
-      .array(z.string())
+      .array(inWorkspace('test/'))
       .default([])
       .describe(
         'paths (or directory prefixes ending in /) the verifier restores to the base state plus test_patch',
@@ -102,14 +122,12 @@ const SaturationSchema = z
 /** A task's environment, for container sandboxes: a Dockerfile to build, or an image to use. */
 export const EnvironmentSchema = z
   .object({
-    dockerfile: z
-      .string()
-      .min(1)
+    dockerfile: pathIn('the dataset directory', 'environments/node/Dockerfile')
+
       .optional()
       .describe('path of a Dockerfile relative to the dataset directory; built once and cached'),
-    context: z
-      .string()
-      .min(1)
+    context: pathIn('the dataset directory', 'environments/node')
+
       .optional()
       .describe("build context relative to the dataset directory (default: the Dockerfile's)"),
     image: z.string().min(1).optional().describe('an image reference, used as it is'),
@@ -188,7 +206,7 @@ export const TaskSchema = z
     reasoning_category: z.string().min(1),
     token_estimate: z.number().int().nonnegative(),
     problem_statement: z.string().min(1),
-    required_files: z.array(z.string().min(1)).min(1),
+    required_files: z.array(inWorkspace('src/parse.ts')).min(1),
     // A task holds its patches either inline (hand-written fixture tasks) or as a reference to
     // the PR commit they are derived from when the task is loaded (tasks of real repositories:
     // no upstream code in the dataset). src/task/patches.ts does the deriving.
@@ -209,13 +227,13 @@ export const TaskSchema = z
       .optional()
       .describe("the PR's squash or merge commit; its first parent is base_commit"),
     test_paths: z
-      .array(z.string().min(1))
+      .array(inWorkspace('test/parse.test.ts'))
       .optional()
       .describe(
         'reference form: the paths the PR changes that are tests; their diff (base_commit..pr_commit) is test_patch',
       ),
     excluded_paths: z
-      .array(z.string().min(1))
+      .array(inWorkspace('CHANGELOG.md'))
       .optional()
       .describe(
         'reference form: paths the PR changes that are in neither patch (changelog, docs, generated files)',
@@ -331,6 +349,15 @@ function patchForm(
   const issue = (path: string, message: string) =>
     ctx.addIssue({ code: 'custom', path: [path], message });
   if (t.ground_truth_patch !== undefined) {
+    for (const k of ['ground_truth_patch', 'test_patch'] as const)
+      for (const p of patchPaths(t[k] ?? '')) {
+        const why = pathEscape(p, 'the repository');
+        if (why)
+          issue(
+            k,
+            `names the file "${p}", which ${why}; a patch changes files inside the repository only`,
+          );
+      }
     if (t.test_patch === undefined)
       issue(
         'test_patch',

@@ -9,11 +9,13 @@
 import { chmodSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { ResolvedTask } from '../task/patches.js';
+import { containedPath } from '../util/contained-path.js';
+import { InfraError } from '../util/errors.js';
 import { type ChangedPaths, scopedWalk, touches } from '../workspace/changes.js';
 import { mergePackageJson, mergeTestSections } from './config-merge.js';
 import { lstatOrNull, restoreEntry, sameEntry, walk } from './fs-tree.js';
 import { commandFiles, DEPENDENCY_DIRS, infraKind } from './infra.js';
-import { patchPaths, protectedTestPaths } from './restore.js';
+import { patchPaths, protectedTestPaths, testPathIn } from './restore.js';
 import { protectedModules, shadows } from './shadow.js';
 
 export interface SanitizeReport {
@@ -31,6 +33,19 @@ export interface InfraReport {
   /** Declared result files the agent wrote (removed before the suites run). */
   resultFiles: string[];
 }
+
+/**
+ * ws/<result_file>, refused when it would reach outside the workspace (a task loaded through the
+ * schema never names such a path; a symlink in its repository may still lead out).
+ */
+export const resultFileIn = (ws: string, rel: string, followLast = false) =>
+  containedPath(
+    ws,
+    rel,
+    (why) =>
+      new InfraError('verify', `result_file "${rel}" ${why}: it is not touched`, 'bad_result_file'),
+    followLast,
+  );
 
 const pruneGit = (_rel: string, name: string) => name === '.git' || DEPENDENCY_DIRS.has(name);
 
@@ -146,14 +161,15 @@ export function restoreInfrastructure(
   changed?: ChangedPaths,
 ): InfraReport {
   const touchedTests = protectedTestPaths(task).filter(
-    (p) => (!changed || touches(changed, p)) && !sameEntry(join(ws, p), join(snapshotWs, p)),
+    (p) => (!changed || touches(changed, p)) && !sameEntry(testPathIn(ws, p), join(snapshotWs, p)),
   );
   const resultFiles: string[] = [];
   for (const s of task.test_suites) {
-    if (!s.result_file || !lstatOrNull(join(ws, s.result_file))) continue;
-    if (!sameEntry(join(ws, s.result_file), join(snapshotWs, s.result_file)))
-      resultFiles.push(s.result_file);
-    rmSync(join(ws, s.result_file), { recursive: true, force: true });
+    if (!s.result_file) continue;
+    const file = resultFileIn(ws, s.result_file);
+    if (!lstatOrNull(file)) continue;
+    if (!sameEntry(file, join(snapshotWs, s.result_file))) resultFiles.push(s.result_file);
+    rmSync(file, { recursive: true, force: true });
   }
   const touchedInfra = restoreDependencies(ws, snapshotWs, sinceNs, changed);
   if (verifyHome && lstatOrNull(verifyHome)) {

@@ -2,31 +2,31 @@
 // returns to its baseline content (agent-added files under it are removed), then test_patch is
 // applied. The agent can never earn reward by editing tests.
 import { existsSync, rmSync } from 'node:fs';
-import { isAbsolute, join, normalize } from 'node:path';
+import { join, normalize } from 'node:path';
+import { patchPaths } from '../task/patch-paths.js';
 import type { ResolvedTask } from '../task/patches.js';
+import { containedPath, pathEscape } from '../util/contained-path.js';
 import { InfraError } from '../util/errors.js';
 import { git } from '../util/git.js';
 
-/** Paths named in a unified diff's headers (a/ and b/ sides). */
-export function patchPaths(patch: string): string[] {
-  const paths = new Set<string>();
-  for (const m of patch.matchAll(/^diff --git a\/(.+?) b\/(.+)$/gm)) {
-    paths.add(m[1]);
-    paths.add(m[2]);
-  }
-  return [...paths];
-}
+export { patchPaths };
+
+const badTestPath = (p: string, why: string) =>
+  new InfraError('verify', `test path "${p}" ${why}: it is not removed`, 'bad_test_path');
 
 export function protectedTestPaths(task: ResolvedTask): string[] {
   const all = new Set<string>(patchPaths(task.test_patch));
   for (const s of task.test_suites) for (const p of s.test_files) all.add(p);
   return [...all].map((p) => {
-    const n = normalize(p);
-    if (isAbsolute(n) || n.startsWith('..'))
-      throw new InfraError('verify', `test path "${p}" escapes the workspace`, 'bad_test_path');
-    return n.replace(/\/$/, '');
+    const why = pathEscape(p, 'the workspace');
+    if (why) throw badTestPath(p, why);
+    return normalize(p).replace(/\/$/, '');
   });
 }
+
+/** ws/p for removing: refused when a symlink on the way (the repository's own) leads outside. */
+export const testPathIn = (ws: string, p: string) =>
+  containedPath(ws, p, (why) => badTestPath(p, why));
 
 /** Test paths that hold baseline files, by baseline tree and paths. */
 const trackedPaths = new Map<string, string[]>();
@@ -37,7 +37,7 @@ export async function restoreTests(
   task: ResolvedTask,
 ): Promise<string[]> {
   const paths = protectedTestPaths(task);
-  for (const p of paths) rmSync(join(ws, p), { recursive: true, force: true });
+  for (const p of paths) rmSync(testPathIn(ws, p), { recursive: true, force: true });
   // One git call for all of them: which hold baseline files (a tree never changes: asked once
   // per process), then one restore of those.
   const key = `${baselineTree}\0${paths.join('\0')}`;

@@ -7,6 +7,7 @@ import type { ResultFormat, TestSuite } from '../task/schema.js';
 import { testId } from '../task/schema.js';
 import { InfraError } from '../util/errors.js';
 import { type RunResult, run } from '../util/process.js';
+import { resultFileIn } from './harden.js';
 import { stripAnsi } from './parsers/common.js';
 import { parseSuite } from './parsers/index.js';
 import { restoreTests } from './restore.js';
@@ -63,7 +64,7 @@ export async function runSuite(
   wrap?: Wrap,
 ): Promise<SuiteRun> {
   // A stale or agent-written result file must never be read as this run's result.
-  const resultPath = suite.result_file ? join(ws, suite.result_file) : undefined;
+  const resultPath = suite.result_file ? resultFileIn(ws, suite.result_file) : undefined;
   if (resultPath) rmSync(resultPath, { force: true });
   const sh = wrap?.('/bin/sh', ['-c', suite.command]) ?? {
     command: '/bin/sh',
@@ -74,9 +75,22 @@ export async function runSuite(
     env: cleanTestEnv(home),
     timeoutMs: timeoutSec * 1000,
   });
-  const resultFile =
-    resultPath && existsSync(resultPath) ? readFileSync(resultPath, 'utf8') : undefined;
+  const resultFile = resultPath && readResultFile(ws, suite.result_file!);
   return suiteRunFrom(suite, r, resultFile, ws, timeoutSec);
+}
+
+/**
+ * The result file the suite wrote; undefined when there is none, or when it is a symlink that
+ * leads outside the workspace (the tests run the agent's code: what it points at is not read).
+ */
+function readResultFile(ws: string, rel: string): string | undefined {
+  try {
+    const file = resultFileIn(ws, rel, true);
+    return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  } catch (e) {
+    if (e instanceof InfraError) return undefined;
+    throw e;
+  }
 }
 
 /** A suite's run read into tests, file errors and a status. */

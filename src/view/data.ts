@@ -14,7 +14,12 @@ import { buildReport, type Report } from '../report/model.js';
 import type { TaskMeta, TaskMetaMap } from '../report/task-meta.js';
 import { readRunConfig } from '../run/stored-config.js';
 import { RULES } from '../score/rules.js';
-import { type Comparison, compareRuns } from '../stats/compare.js';
+import {
+  RULES as COMPARE_RULES,
+  type Comparison,
+  compareRuns,
+  type Rule,
+} from '../stats/compare.js';
 import { type Interval, wilson } from '../stats/wilson.js';
 import type { RunRecord, RunTally, Store, StoredTrial, TrialIndexRow } from '../store/store.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
@@ -422,9 +427,20 @@ export type ComparePage =
   | { ok: true; base: RunRecord; candidate: RunRecord; comparison: Comparison }
   | { ok: false; status: 400 | 404; message: string };
 
-export function comparePage(store: Store, baseId: string, candId: string): ComparePage {
+export function comparePage(
+  store: Store,
+  baseId: string,
+  candId: string,
+  rule = 'paired',
+): ComparePage {
   if (!baseId || !candId)
     return { ok: false, status: 400, message: 'pick a base run and a candidate run to compare' };
+  if (!(COMPARE_RULES as readonly string[]).includes(rule))
+    return {
+      ok: false,
+      status: 400,
+      message: `rule must be ${COMPARE_RULES.join(' or ')}, not "${rule}"`,
+    };
   const base = store.getRun(baseId);
   const candidate = store.getRun(candId);
   const missing = [base ? null : baseId, candidate ? null : candId].filter(Boolean);
@@ -446,7 +462,7 @@ export function comparePage(store: Store, baseId: string, candId: string): Compa
     candidate: candidate!,
     comparison: (() => {
       const [b, c] = [compareSide(store, base!), compareSide(store, candidate!)];
-      return compareRuns(b, c, comparedAudit(b, c));
+      return compareRuns(b, c, comparedAudit(b, c), { rule: rule as Rule });
     })(),
   };
 }

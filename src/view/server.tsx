@@ -165,7 +165,12 @@ export function viewApp(store: Store, opts: ViewAppOptions = {}) {
   });
 
   app.get('/compare', (c) => {
-    const r = comparePage(store, c.req.query('base') ?? '', c.req.query('candidate') ?? '');
+    const r = comparePage(
+      store,
+      c.req.query('base') ?? '',
+      c.req.query('candidate') ?? '',
+      c.req.query('rule') ?? 'paired',
+    );
     if (!r.ok) return html(c, <ErrorPage status={r.status} message={r.message} />, r.status);
     return html(c, <ComparePageView base={r.base} candidate={r.candidate} c={r.comparison} />);
   });

@@ -8,12 +8,14 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { RUN_ID_VAR, runProcessGroup } from '../agent/process-group.js';
 import type { Task } from '../task/schema.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV, git } from '../util/git.js';
-import { type RunResult, runShell } from '../util/process.js';
+import type { RunResult } from '../util/process.js';
 import { type ChangedPaths, upperChanges } from './changes.js';
 import { type Layers, lowerOwnedBy, makeWorkspace, type ProvisionMode } from './layers.js';
+import { detectContainment } from './sandbox/contain.js';
 import { ensureSourceClone, type RepoSource } from './source.js';
 
 export interface Snapshot {
@@ -103,21 +105,72 @@ function buildSnapshot(dir: string, sourceClone: string, task: Task): { shallow?
  */
 export interface InstallEnvironment {
   key: string;
-  run: (cwd: string, command: string, timeoutMs: number) => Promise<RunResult>;
+  run: (
+    cwd: string,
+    command: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ) => Promise<RunResult>;
+}
+
+/** What the install command of a snapshot build is run with. */
+export interface InstallOptions {
+  /** Where it runs (a container sandbox's image); absent: on this machine. */
+  environment?: InstallEnvironment;
+  /** Aborted on interrupt: the install is stopped (and the snapshot not made). */
+  signal?: AbortSignal;
+  /** The run it is built for: its processes carry it, as a session's do. */
+  runId?: string;
+}
+
+/**
+ * The install command on this machine, as an agent runs under `--sandbox none`: in its own
+ * process group, killed on timeout or interrupt with everything it started, in a pid namespace
+ * that dies with NanoBench where one can be made (contain.ts), and tagged with the run and the
+ * execution, so a resumed run ends what a killed one left (src/run/leftovers.ts).
+ */
+async function runOnHost(
+  cwd: string,
+  command: string,
+  timeoutMs: number,
+  o: InstallOptions,
+): Promise<RunResult & { aborted: boolean }> {
+  const argv = [...detectContainment().prefix, '/bin/sh', '-c', command];
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  if (o.runId) env[RUN_ID_VAR] = o.runId;
+  const r = await runProcessGroup({
+    command: argv[0],
+    args: argv.slice(1),
+    cwd,
+    env,
+    timeoutMs,
+    signal: o.signal,
+    killGraceMs: 2000,
+  });
+  if (r.spawnError)
+    throw new InfraError('install', `cannot start the install command: ${r.spawnError}`);
+  return r;
 }
 
 async function runInstall(
   dir: string,
   task: Task,
   failedLog: string,
-  environment?: InstallEnvironment,
+  o: InstallOptions,
 ): Promise<void> {
   if (!task.install_command) return;
   const cwd = join(dir, 'ws');
   const timeoutMs = task.timeouts.verifier_sec * 1000 * 4;
-  const r = environment
-    ? await environment.run(cwd, task.install_command, timeoutMs)
-    : await runShell(task.install_command, { cwd, timeoutMs });
+  const r = o.environment
+    ? await o.environment.run(cwd, task.install_command, timeoutMs, o.signal)
+    : await runOnHost(cwd, task.install_command, timeoutMs, o);
+  if (o.signal?.aborted)
+    throw new InfraError(
+      'interrupted',
+      `interrupted during the install command of ${task.task_id}`,
+      'interrupted',
+    );
   const log = `$ ${task.install_command}\nexit ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
   writeFileSync(join(dir, 'install.log'), log);
   if (r.exitCode !== 0) {
@@ -167,8 +220,9 @@ export async function ensureSnapshot(
   cacheDir: string,
   task: Task,
   sourceClone: string,
-  environment?: InstallEnvironment,
+  install: InstallOptions = {},
 ): Promise<Snapshot & { reused: boolean }> {
+  const environment = install.environment;
   const key = hash(
     `${task.repo}\n${task.base_commit}\n${task.install_command ?? ''}${environment ? `\n${environment.key}` : ''}`,
   );
@@ -178,7 +232,7 @@ export async function ensureSnapshot(
     return { ...JSON.parse(readFileSync(metaFile, 'utf8')), dir, reused: true };
   const pending = building.get(dir);
   if (pending) return { ...(await pending), reused: true };
-  const build = buildEnv(dir, cacheDir, task, sourceClone, environment);
+  const build = buildEnv(dir, cacheDir, task, sourceClone, install);
   building.set(dir, build);
   try {
     return await build;
@@ -192,19 +246,14 @@ async function buildEnv(
   cacheDir: string,
   task: Task,
   sourceClone: string,
-  environment?: InstallEnvironment,
+  install: InstallOptions,
 ): Promise<Snapshot & { reused: boolean }> {
   const metaFile = join(dir, 'meta.json');
   const tmp = tmpName(dir);
   mkdirSync(tmp, { recursive: true });
   try {
     const history = buildSnapshot(tmp, sourceClone, task);
-    await runInstall(
-      tmp,
-      task,
-      join(cacheDir, 'envs', 'failed', `${basename(dir)}.log`),
-      environment,
-    );
+    await runInstall(tmp, task, join(cacheDir, 'envs', 'failed', `${basename(dir)}.log`), install);
     const baselineTree = snapshotTree(join(tmp, 'ws'));
     const meta = {
       baselineTree,
@@ -248,6 +297,10 @@ export interface ProvisionOptions {
   owner?: { uid: number; gid: number };
   /** Where the install command runs (a container sandbox's image); absent: on this machine. */
   environment?: InstallEnvironment;
+  /** Aborted on interrupt: an install under way is stopped. */
+  signal?: AbortSignal;
+  /** The run the trial belongs to (the install's processes carry it). */
+  runId?: string;
 }
 
 export async function provision(
@@ -260,7 +313,11 @@ export async function provision(
   const clone = await ensureSourceClone(cacheDir, task.repo, source, {
     commits: [task.base_commit],
   });
-  const snap = await ensureSnapshot(cacheDir, task, clone, o.environment);
+  const snap = await ensureSnapshot(cacheDir, task, clone, {
+    environment: o.environment,
+    signal: o.signal,
+    runId: o.runId,
+  });
   const snapshotWs = join(snap.dir, 'ws');
   const started = Date.now();
   const owner = o.owner;

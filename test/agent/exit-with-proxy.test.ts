@@ -21,8 +21,24 @@ describe('exitKindWithProxy', () => {
   it('never overrides what the agent itself said, nor invents a stop', () => {
     expect(exitKindWithProxy('server_error', { status: 429, message: 'x' })).toBe('server_error');
     expect(exitKindWithProxy('success', { status: 429, message: 'x' })).toBe('success');
-    expect(exitKindWithProxy('error', { status: 500, message: 'upstream exploded' })).toBe('error');
+    expect(exitKindWithProxy('error', { status: 400, message: 'tools[0] is invalid' })).toBe(
+      'error',
+    );
     expect(exitKindWithProxy('error', undefined)).toBe('error');
+  });
+  // Issue 22 §2: every refusal of service is named, so it becomes an infra error, never a score.
+  it('names each refusal of service by its status: key, billing, model, rate limit, server', () => {
+    const kind = (status: number, message = 'x') => exitKindWithProxy('error', { status, message });
+    expect([401, 402, 403, 404, 429, 500, 503].map((s) => kind(s))).toEqual([
+      'auth_failed',
+      'quota_exceeded',
+      'auth_failed',
+      'model_not_found',
+      'rate_limited',
+      'server_error',
+      'server_error',
+    ]);
+    expect(kind(403, 'Quota exceeded for quota metric')).toBe('quota_exceeded');
   });
   it("uses the proxy's own reading of the failure in its provider's format when it has one", () => {
     // Anthropic answers an empty credit balance with a 400 Nanocoder only calls "Bad request".
@@ -38,8 +54,11 @@ describe('exitKindWithProxy', () => {
     expect(exitKindWithProxy('error', { status: 429, message: 'x', class: 'rate_limit' })).toBe(
       'rate_limited',
     );
-    // A classified failure that is not a stop stays an error, whatever the status says.
-    expect(exitKindWithProxy('error', { status: 429, message: 'x', class: 'other' })).toBe('error');
+    // A failure the proxy did not classify is still read by its status.
+    expect(exitKindWithProxy('error', { status: 429, message: 'x', class: 'other' })).toBe(
+      'rate_limited',
+    );
+    expect(exitKindWithProxy('error', { status: 400, message: 'x', class: 'other' })).toBe('error');
   });
 });
 
@@ -60,6 +79,11 @@ describe("Nanocoder's stderr in each provider format (seen from the real 1.30 bi
       'Rate limit: You exceeded your current quota, please check your plan and billing details.',
       'quota_exceeded',
     ],
+    ['Authentication failed: Invalid API key or credentials', 'auth_failed'],
+    ['Access forbidden: Check your API permissions', 'auth_failed'],
+    ['Model not found: The requested model may not exist or is unavailable', 'model_not_found'],
+    ['Request failed (402): Payment required (scripted)', 'quota_exceeded'],
+    ['Rate limit exceeded: Too many requests. Please wait and try again', 'rate_limited'],
   ])('%s -> %s', (line, kind) => {
     expect(classifyMessage(line)).toBe(kind);
   });

@@ -40,10 +40,12 @@ describe('comment body', () => {
       side('base', trials('t1', rep('pass', 10))),
     );
     expect(body.split('\n')[0]).toBe(COMMENT_MARKER);
-    expect(body).toMatch(/Verdict: ❌ \*\*regression\*\*/);
+    // One task cannot be paired: the overlap rule decides it, and the row says so.
+    expect(body).toMatch(/Verdict: ❌ \*\*regression\*\* in 1 of 1 group, paired rule/);
     expect(body).toMatch(
-      /\| scripted\/competent · hinted \| 10\/10 \(100%\).*\| 0\/9 \(0%\).*\| regression \|/,
+      /\| scripted\/competent · hinted \| 1 \| 100% \[72–100%\] \| 0% \[0–30%\] \| .* \| cannot pair: overlap decides \| 10\/10 \(100%\), CI 72%–100% → 0\/9 \(0%\), CI 0%–30%: regression \|/,
     );
+    expect(body).toMatch(/so the overlap rule decides the group: scripted\/competent hinted/);
     expect(body).toMatch(/\| incorrect_fix \| 0 \| 9 \|/);
     expect(body).toMatch(/\| pass \| 10 \| 0 \|/);
     expect(body).toMatch(/\| infra error \(not scored\) \| 0 \| 1 \|/);
@@ -74,18 +76,76 @@ describe('comment body', () => {
       side('pr', trials('t1', ['pass', 'pass', 'incorrect_fix', 'incorrect_fix', 'incorrect_fix'])),
       side('b', trials('t1', ['pass', 'pass', 'pass', 'incorrect_fix', 'incorrect_fix'])),
     );
-    expect(noise).toMatch(/Verdict: ➖ \*\*no change beyond noise\*\*/);
+    expect(noise).toMatch(/Verdict: ➖ \*\*no change beyond noise\*\* \(1 group, paired rule\)/);
     const alone = commentBody(side('pr', trials('t1', rep('pass', 3))));
     expect(alone).toMatch(/no baseline given/);
-    expect(alone).toMatch(/\| scripted\/competent · hinted \| 3\/3 \(100%\)/);
+    expect(alone).toMatch(
+      /\| scripted\/competent · hinted \| 1 \| 100% \[44–100%\] \| 3\/3 \(100%\) \|/,
+    );
+    expect(alone).toMatch(/This run places each rate within ±28 pp/);
   });
 
-  it('compares only the tasks both runs ran', () => {
+  it('compares only the tasks both runs ran, and never pools them into an overall row', () => {
     const body = commentBody(
       side('pr', [...trials('t1', rep('pass', 5)), ...trials('only-pr', rep('incorrect_fix', 20))]),
       side('b', trials('t1', rep('pass', 5))),
     );
-    expect(body).toMatch(/\*\*overall\*\* \| 5\/5 \(100%\).*\| 5\/5 \(100%\)/);
+    expect(body).toMatch(
+      /\| scripted\/competent · hinted \| 1 \| 100% .*5\/5 \(100%\), CI .* → 5\/5 \(100%\)/,
+    );
+    expect(body).not.toMatch(/overall/);
+  });
+});
+
+// Issue 23: the paired verdict, family-wise control and the power of every verdict.
+describe('comment body: paired verdicts', () => {
+  /** One single-run trial per task: 1 = pass, 0 = incorrect_fix. */
+  const tasks = (outcomes: number[], over: Partial<TrialRecord> = {}) =>
+    outcomes.map((o, i) =>
+      trial({
+        task_id: `t${i + 1}`,
+        trial_key: `${over.mode ?? 'hinted'}|${i}`,
+        provider: 'scripted',
+        model: 'competent',
+        label: o ? 'pass' : 'incorrect_fix',
+        score: o,
+        ...over,
+      }),
+    );
+  // 12 tasks: the base passes 8; the PR loses 6 of them and gains none (sign-flip p = 2/64).
+  const base = [1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0];
+  const pr = [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+  it('a regression the paired test sees and the overlap rule does not, with what it could detect', () => {
+    const body = commentBody(side('pr', tasks(pr)), side('b', tasks(base)));
+    expect(body).toMatch(/Verdict: ❌ \*\*regression\*\* in 1 of 1 group, paired rule/);
+    expect(body).toMatch(
+      /Regressed in 1 of 1 group: scripted\/competent hinted \(−50 pp \[−83, −17\] pp, p 0\.031 Holm, 12 tasks\)/,
+    );
+    expect(body).toMatch(
+      /This comparison could detect changes of 50 pp or more \(at 80% power\); smaller ones read as noise\./,
+    );
+    expect(body).toMatch(
+      /\| regression \| 8\/12 \(67%\), CI 39%–86% → 2\/12 \(17%\), CI 5%–45%: not distinguishable from noise \|/,
+    );
+    const byOverlap = commentBody(side('pr', tasks(pr)), side('b', tasks(base)), {
+      rule: 'overlap',
+    });
+    expect(byOverlap).toMatch(
+      /Verdict: ➖ \*\*no change beyond noise\*\* \(1 group, overlap rule\)/,
+    );
+    expect(byOverlap).toMatch(/Verdicts by the overlap rule/);
+  });
+
+  it('modes are never pooled: two groups, Holm-corrected over both', () => {
+    const body = commentBody(
+      side('pr', [...tasks(base), ...tasks(pr, { mode: 'navigation' })]),
+      side('b', [...tasks(base), ...tasks(base, { mode: 'navigation' })]),
+    );
+    // navigation alone p = 0.031, Holm over 2 groups: 0.0625: noise, and the comment says why.
+    expect(body).toMatch(/Verdict: ➖ \*\*no change beyond noise\*\* \(2 groups, paired rule\)/);
+    expect(body).toMatch(/Holm-corrected over the 2 groups tested/);
+    expect(body).toMatch(/by group, at 80% power and α\/2/);
   });
 });
 

@@ -30,8 +30,13 @@ function standInGitHub(token: string) {
       res.writeHead(code, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
+    // Error bodies that echo what they were sent, as some servers and proxies do (issue 22).
     if (req.headers.authorization !== `Bearer ${token}`)
-      return send(401, { message: 'Bad credentials' });
+      return send(401, { message: `Bad credentials (${req.headers.authorization} was refused)` });
+    if (url.pathname === '/repos/o/r/issues/8/comments') {
+      res.writeHead(502, { 'content-type': 'text/plain' });
+      return res.end(`proxy error; request had authorization: ${req.headers.authorization}`);
+    }
     const list = url.pathname.match(/^\/repos\/o\/r\/issues\/7\/comments$/);
     const one = url.pathname.match(/^\/repos\/o\/r\/issues\/comments\/(\d+)$/);
     if (list && req.method === 'GET') {
@@ -124,9 +129,20 @@ describe('ci comment against a stand-in GitHub', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/HTTP 401 Bad credentials/);
     expect(bad.stdout + bad.stderr).not.toContain('wrong-token-value');
+    expect(bad.stderr).toContain('Bearer [REDACTED] was refused');
+    expect(bad.stderr.trimEnd().split('\n')).toHaveLength(1);
     const none = await post([], { GH_TOKEN_FOR_TEST: '' });
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/\$GH_TOKEN_FOR_TEST is empty/);
+  });
+
+  it('a non-JSON error body that echoes the token is printed redacted', async () => {
+    const r = await post(['--pr', '8']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'nanobench: GET /repos/o/r/issues/8/comments?per_page=100&page=1: HTTP 502 proxy error; request had authorization: Bearer [REDACTED]\n',
+    );
+    expect(r.stdout + r.stderr).not.toContain(TOKEN);
   });
 
   it('--dry-run prints the body and posts nothing', async () => {
@@ -159,5 +175,23 @@ describe('ci comment against a stand-in GitHub', () => {
     );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('nanobench: --view-url must be an http(s) URL, got "ci-box"\n');
+    // --rule as in nanobench compare: one shared task cannot be paired, so either rule reads the
+    // intervals (5/5 -> 0/5 separates) and the comment says which rule it was asked for.
+    for (const rule of ['paired', 'overlap']) {
+      const r = await cli(
+        ['ci', 'comment', '--run', pr, '--compare', base, '--db', db, '--dry-run', '--rule', rule],
+        {},
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`Verdict: ❌ **regression** in 1 of 1 group, ${rule} rule`);
+    }
+    const wrong = await cli(
+      ['ci', 'comment', '--run', pr, '--compare', base, '--db', db, '--dry-run', '--rule', 'x'],
+      {},
+    );
+    expect([wrong.code, wrong.stderr]).toEqual([
+      2,
+      'nanobench: --rule must be paired or overlap, got "x"\n',
+    ]);
   });
 });

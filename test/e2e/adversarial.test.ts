@@ -11,7 +11,7 @@
 // catch everything a walk of a copy does.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it, it as vitestIt } from 'vites
 import { Store, type TrialRecord } from '../../src/store/store.js';
 import type { Task } from '../../src/task/schema.js';
 import { detectContainment } from '../../src/workspace/sandbox/contain.js';
-import { EXAMPLES, nanobench, ROOT, runJson } from '../helpers/cli.js';
+import { EXAMPLES, nanobench, ROOT, runJson, varTempDir } from '../helpers/cli.js';
 import { noPodman, testImage } from '../helpers/containers.js';
 import { checkout, naiveRun } from '../helpers/naive-harness.js';
 import { asUnprivileged, isRoot, NOBODY, unprivilegedDir } from '../helpers/processes.js';
@@ -31,7 +31,7 @@ import { noBwrap } from '../sandbox/require-bwrap.js';
 const ADV = join(ROOT, 'test/fixtures/adversarial');
 // Outside /tmp: the sandbox's /tmp is private, so writes next to the database would vanish there
 // instead of being seen by the audit.
-const root = mkdtempSync('/var/tmp/nb-adv-');
+const root = varTempDir('nb-adv-');
 const db = join(root, 'r.sqlite');
 const variants = join(root, 'variants');
 const MIRROR = join(EXAMPLES, 'mirror');

@@ -53,8 +53,9 @@ describe('controls on the example dataset', () => {
       expect(t.status).toBe('scored');
       expect(t.score).toBe(0);
       expect(t.files_changed).toEqual([]);
-      // nop reads nothing: no context explosion in navigation mode either.
-      expect(t.label).toBe('zero_signal');
+      // Scoring rules 3 (whitepaper §9.1 rule 2): a navigation run that changes no required file
+      // is insufficient_context_read, whatever it read; hinted mode's label is zero_signal.
+      expect(t.label).toBe(t.mode === 'navigation' ? 'insufficient_context_read' : 'zero_signal');
       expect(t.tests.failed).toBeGreaterThan(0);
     }
   });

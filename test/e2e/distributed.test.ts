@@ -10,9 +10,8 @@ import { storedTrialRows } from '../helpers/db.js';
 import { startTestRedis, type TestRedis } from '../queue/redis.js';
 
 // Slow enough to kill mid-trial; mixed outcomes: a wrong fix in a required file on one task
-// (incorrect_fix, 0 hinted and 0.1 navigation) and zero_signal elsewhere. (partial.sh gave the
-// same outcome in both modes; the third outcome was navigation's insufficient_context_read,
-// which since scoring rules 2 needs many files read, which a command agent never reports.)
+// (incorrect_fix, 0 hinted and 0.1 navigation) and elsewhere zero_signal (hinted) and
+// insufficient_context_read (navigation). (partial.sh gave the same outcome in both modes.)
 // One leading script path: a sandboxed command agent sees that file and nothing else of ours.
 const AGENT = `command:${join(AGENTS, 'incorrect.sh')} && sleep 1.5`;
 const RUN = ['run', 'examples', '--agent', AGENT, '--mode', 'both', '--runs', '1'];

@@ -2,13 +2,13 @@
 // with its own environment) are exported as Harbor tasks, checked by `task check`, and run by
 // NanoBench's Harbor loader in containers: the oracle and nop score what they score on the PR
 // tasks themselves (1.0 and 0.0).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLES, nanobench, runJson } from '../helpers/cli.js';
+import { EXAMPLES, nanobench, runJson, varTempDir } from '../helpers/cli.js';
 import { noPodman, testImage } from '../helpers/containers.js';
 
-const root = mkdtempSync('/var/tmp/nb-export-');
+const root = varTempDir('nb-export-');
 const out = join(root, 'harbor');
 const MIRROR = join(EXAMPLES, 'mirror');
 afterAll(() => rmSync(root, { recursive: true, force: true }));

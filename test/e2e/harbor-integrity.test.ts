@@ -5,14 +5,14 @@
 // a straggler. A naive runner (agent and verifier in one container, as Harbor does) pays it; under
 // NanoBench it earns nothing and is flagged.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
-import { EXAMPLES, ROOT, runJson } from '../helpers/cli.js';
+import { EXAMPLES, ROOT, runJson, varTempDir } from '../helpers/cli.js';
 import { noPodman, testImage } from '../helpers/containers.js';
 
-const root = mkdtempSync('/var/tmp/nb-hint-');
+const root = varTempDir('nb-hint-');
 const task = join(root, 'median-json');
 const PLANT = join(ROOT, 'test/fixtures/harbor/plant.sh');
 afterAll(() => rmSync(root, { recursive: true, force: true }));

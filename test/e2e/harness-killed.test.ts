@@ -5,14 +5,14 @@
 // bwrap, under none as root (none-as-nobody) and under none as an unprivileged user. The overlay
 // its workspace was mounted on (issue 16) is left, and the run's resume unmounts it.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { endLeftovers } from '../../src/run/leftovers.js';
 import { RunPaths } from '../../src/run/paths.js';
 import { Store } from '../../src/store/store.js';
 import { mountTable } from '../../src/workspace/layers.js';
-import { AGENTS, CLI, EXAMPLES } from '../helpers/cli.js';
+import { AGENTS, CLI, EXAMPLES, varTempDir } from '../helpers/cli.js';
 import {
   asUnprivileged,
   cleanup,
@@ -45,9 +45,7 @@ describe('kill -9 of nanobench during a trial', () => {
     it.skipIf(c.skip)(`leaves no process of the trial behind: ${c.name}`, async () => {
       const marker = `nb-killed-${randomUUID()}`;
       markers.push(marker);
-      const dir = c.unprivileged
-        ? unprivilegedDir('nb-killed-')
-        : mkdtempSync('/var/tmp/nb-killed-');
+      const dir = c.unprivileged ? unprivilegedDir('nb-killed-') : varTempDir('nb-killed-');
       dirs.push(dir);
       const run = start(
         [

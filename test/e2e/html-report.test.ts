@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nanobench, runJson, tempDir } from '../helpers/cli.js';
+import { nanobench, runJson, screenshotPath, tempDir } from '../helpers/cli.js';
 
 // npm test finds Chromium (installing Debian's package as root) and names it here.
 const CHROMIUM = process.env.NANOBENCH_TEST_CHROMIUM || '/usr/bin/chromium';
@@ -68,7 +68,7 @@ describe('the HTML report in a browser', () => {
     page.on('pageerror', (e) => problems.push(e.message));
     const url = `file://${html}`;
     await page.goto(url);
-    await page.screenshot({ path: '/tmp/nanobench-report.png', fullPage: true });
+    await page.screenshot({ path: screenshotPath('nanobench-report.png'), fullPage: true });
 
     expect(requests.filter((u) => u !== url && !u.startsWith('data:'))).toEqual([]);
     expect(problems).toEqual([]);
@@ -92,10 +92,10 @@ describe('the HTML report in a browser', () => {
       }),
     );
     expect(charts).toHaveLength(3); // scores, navigation delta, taxonomy
-    // the score chart: competent's bars (100% in both modes) are drawn, with k/n beside
+    // the score chart: competent's bars (100% in both modes) are drawn, with the task count
     expect(charts[0].drawn).toBeGreaterThanOrEqual(2);
     expect(charts[0].text).toContain('scripted/competent · hinted');
-    expect(charts[0].text).toContain('2/2');
+    expect(charts[0].text).toContain('2 tasks');
     // the taxonomy: one stacked segment per label present
     expect(charts[2].drawn).toBeGreaterThanOrEqual(3);
     expect(charts[2].text).toContain('hallucinated_api');
@@ -106,7 +106,7 @@ describe('the HTML report in a browser', () => {
     const md = nanobench(['report', '--db', db]);
     expect(md.code, md.stderr).toBe(0);
     expect(md.stdout).toContain(
-      '| scripted/competent | hinted | 2/2 (100%) | 34–100% | 1.00 | 0 |',
+      '| scripted/competent | hinted | 2 | 100% [34–100%] | ±33 pp | 2/2 (100%) | 1.00 | 0 |',
     );
     const json = JSON.parse(nanobench(['report', '--db', db, '--format', 'json']).stdout);
     expect(json.report.matrix).toHaveLength(8);

@@ -3,14 +3,14 @@
 // minimum interval and the budget answered with what remains, /final refused on the agent's port,
 // only the agent port reachable from the agent's sandbox, and the verifier's /final locking the
 // trial on the best submission, graded once more by the hidden final grader.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
-import { EXAMPLES, ROOT, runJson } from '../helpers/cli.js';
+import { EXAMPLES, ROOT, runJson, varTempDir } from '../helpers/cli.js';
 import { noPodman, testImage } from '../helpers/containers.js';
 
-const root = mkdtempSync('/var/tmp/nb-judge-');
+const root = varTempDir('nb-judge-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe.skipIf(noPodman)('the judge of a hidden-grader task, with a scripted agent', () => {

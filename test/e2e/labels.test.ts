@@ -42,9 +42,9 @@ describe('labels from scripted command agents', () => {
     expect(t.navigation).toMatchObject({ label: 'partial_fix_only', score: 0.5 });
   });
 
-  // A command agent reports no tool calls, so nothing shows it read many files: the whitepaper's
-  // insufficient_context_read signal (files read high) is absent in navigation mode too.
-  it('editing only other files: zero_signal in both modes (no files-read telemetry)', () => {
+  // Scoring rules 3 (whitepaper §9.1 rule 2): in navigation mode a change that misses every
+  // required file is insufficient_context_read; a command agent's reads are unknown, not zero.
+  it('editing only other files: zero_signal hinted, insufficient_context_read navigation', () => {
     const t = trials('wrong-files.sh', 'invoicing-001');
     expect(t.hinted).toMatchObject({
       label: 'zero_signal',
@@ -52,10 +52,11 @@ describe('labels from scripted command agents', () => {
       files_changed: ['README.md'],
     });
     expect(t.navigation).toMatchObject({
-      label: 'zero_signal',
+      label: 'insufficient_context_read',
       score: 0,
       confidence_level: '1',
     });
+    expect(t.navigation.explanation).toMatch(/^files read unknown/);
   });
 
   it('calling an API that exists nowhere: hallucinated_api in JS and Python', () => {

@@ -44,14 +44,18 @@ describe('Nanocoder through the scripted model server', () => {
     expect(ts).toHaveLength(8);
     for (const t of ts) expect(t.status, `${t.model} ${t.mode}: ${t.error}`).toBe('scored');
     expect(find(ts, { model: 'competent' }).map((t) => t.label)).toEqual(['pass', 'pass']);
-    // wrong-files reads the required file and a few others, then edits README.md: no context
-    // explosion, so no insufficient_context_read (whitepaper §9: files read must be high).
+    // wrong-files reads the required file and a few others, then edits README.md: navigation's
+    // label is insufficient_context_read all the same (scoring rules 3, whitepaper §9.1 rule 2),
+    // with what it read as evidence and without the context_explosion flag.
     for (const t of find(ts, { model: 'wrong-files' }))
       expect(t).toMatchObject({
-        label: 'zero_signal',
+        label: t.mode === 'navigation' ? 'insufficient_context_read' : 'zero_signal',
         score: 0,
         files_read: { count: 3, required: ['src/truncate.js'] },
       });
+    const wrongNav = find(ts, { model: 'wrong-files', mode: 'navigation' })[0];
+    expect(wrongNav.explanation).toMatch(/^read 3 files, the required one, and changed none/);
+    expect(wrongNav.flags).not.toContain('context_explosion');
     // wanderer reads twelve files, none of the required ones, then edits README.md.
     const wanderer = find(ts, { model: 'wanderer', mode: 'navigation' })[0];
     expect(wanderer).toMatchObject({
@@ -60,6 +64,7 @@ describe('Nanocoder through the scripted model server', () => {
       files_read: { count: 12, required: [], required_total: 1 },
     });
     expect(wanderer.explanation).toMatch(/^read 12 files, none of the required ones/);
+    expect(wanderer.flags).toContain('context_explosion');
     expect(find(ts, { model: 'wanderer', mode: 'hinted' })[0]).toMatchObject({
       label: 'zero_signal',
       score: 0,

@@ -160,7 +160,9 @@ describe('a suite whose runner never writes its report', () => {
     expect(gate.fix).not.toMatch(/re-import/);
   });
 
-  it('a trial records the suite as no_report, and its target as failed', () => {
+  // Issue 22 §3: the golden patch itself gets no report, so the task is at fault: an infra error
+  // with its own stage and code, listed by cause in every report, never the oracle's 0.0.
+  it('an oracle trial is task/no_report, never scored, and the reports list it by cause', () => {
     writeTask({ ...readTask(), fail_to_pass: ['js::reads -w'] });
     const db = join(root, 'r.sqlite');
     const r = nanobench(
@@ -170,16 +172,27 @@ describe('a suite whose runner never writes its report', () => {
         '--json',
       ]),
     );
-    expect(r.code, r.stderr).toBe(0);
-    const [row] = storedTrialRows<{ status: string; details: string }>(db, ['status', 'details']);
-    expect(row.status).toBe('scored');
-    const details = JSON.parse(row.details);
-    expect(details.suites).toEqual([
-      expect.objectContaining({ name: 'js', status: 'no_report', exit_code: 2, tests: 1 }),
-    ]);
-    expect(details.fail_to_pass).toEqual([
-      expect.objectContaining({ id: 'js::reads -w', passed: false }),
-    ]);
-    expect(details.fail_to_pass[0].message).toMatch(/^its suite produced no report/);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(
+      /every trial of the run was an infrastructure error.*task\/no_report ×1/,
+    );
+    const rows = storedTrialRows<{
+      status: string;
+      error_stage: string;
+      error_code: string;
+      error: string;
+      details: string;
+    }>(db, ['status', 'error_stage', 'error_code', 'error', 'details']);
+    for (const row of rows) {
+      expect([row.status, row.error_stage, row.error_code]).toEqual(['error', 'task', 'no_report']);
+      expect(row.error).toMatch(
+        /^task: task wc-cli-001: suite js produced no report \(expected junit.xml \/ junit-xml: the file was not written\) with the golden patch; the runner's last output: .*usage: wc-cli/,
+      );
+      expect(JSON.parse(row.details).unreported).toEqual({ noReport: ['js'], missing: [] });
+    }
+    const md = nanobench(['report', '--db', db]);
+    expect(md.stdout).toMatch(/1× \*\*task\/no_report\*\*/);
+    const html = nanobench(['report', '--db', db, '--format', 'html']);
+    expect(html.stdout).toContain('task/no_report');
   });
 });

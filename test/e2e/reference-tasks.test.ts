@@ -135,6 +135,18 @@ describe('reference tasks', () => {
       task_digest: v.digest,
     });
     expect(evidence.gates.map((g: { gate: string }) => g.gate)).toContain('controls');
+    // Issue #22: evidence ships with the dataset, so it names the source by what identifies it
+    // anywhere (repository, commits, kind of copy), never by a path of the machine it ran on.
+    const task = readTask();
+    const recorded = evidence.gates.find((g: { gate: string }) => g.gate === 'reproducible');
+    expect(recorded.details).toEqual({
+      repository: task.repo_url,
+      base_commit: task.base_commit,
+      pr_commit: task.pr_commit,
+      source_kind: 'mirror',
+    });
+    expect(recorded.reason).toContain(`provisioned from a mirror (--mirror) of ${task.repo_url}`);
+    expect(JSON.stringify(evidence)).not.toContain(root);
     // The digest is the task's content after --write recorded the lists.
     const manifest = nanobench(['dataset', 'manifest', ds, '--json']);
     expect(JSON.parse(manifest.stdout).tasks[0].digest).toBe(evidence.task_digest);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nanobench, nanobenchAsync, runJson, tempDir } from '../helpers/cli.js';
+import { nanobench, nanobenchAsync, runJson, screenshotPath, tempDir } from '../helpers/cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const dir = tempDir('nb-view-e2e-');
@@ -72,7 +72,7 @@ describe('nanobench view in a browser', () => {
   it('the runs page: every run with its pass rate, and nothing loaded from elsewhere', async () => {
     before = sha(db);
     const { page, requests, problems } = await open('');
-    await page.screenshot({ path: '/tmp/nanobench-view-runs.png', fullPage: true });
+    await page.screenshot({ path: screenshotPath('nanobench-view-runs.png'), fullPage: true });
     expect(await texts(page, '#runs tbody tr td:nth-child(3)')).toEqual([
       ids.nop,
       ids.oracle,
@@ -115,7 +115,7 @@ describe('nanobench view in a browser', () => {
     // filter to a label: the select applies itself
     await page.selectOption('select[name="label"]', 'hallucinated_api');
     await page.waitForURL(/label=hallucinated_api/);
-    await page.screenshot({ path: '/tmp/nanobench-view-run.png', fullPage: true });
+    await page.screenshot({ path: screenshotPath('nanobench-view-run.png'), fullPage: true });
     const json = JSON.parse(nanobench(['report', ids.demo, '--db', db, '--json']).stdout);
     const hallucinated = json.trials.filter(
       (t: { label: string }) => t.label === 'hallucinated_api',
@@ -155,7 +155,7 @@ describe('nanobench view in a browser', () => {
       f2p.some(([, , message]) => /is not defined|has no attribute|not a function/.test(message)),
     ).toBe(true);
     expect(await page.textContent('#telemetry')).toMatch(/tokens in \/ out \/ total\s*\d+ \/ \d+/);
-    await page.screenshot({ path: '/tmp/nanobench-view-trial.png', fullPage: true });
+    await page.screenshot({ path: screenshotPath('nanobench-view-trial.png'), fullPage: true });
 
     // keys: j next (within the filter), k back, u up to the filtered run page
     const here = page.url();
@@ -177,16 +177,16 @@ describe('nanobench view in a browser', () => {
     await page.check(`input[name="candidate"][value="${ids.nop}"]`);
     await page.click('#compare-form button[type="submit"]');
     await page.waitForURL(/\/compare\?/);
-    await page.screenshot({ path: '/tmp/nanobench-view-compare.png', fullPage: true });
+    await page.screenshot({ path: screenshotPath('nanobench-view-compare.png'), fullPage: true });
     const cli = JSON.parse(
       nanobench(['compare', ids.oracle, ids.nop, '--db', db, '--json']).stdout,
     );
     const shown = await texts(page, '#compare-table .verdict');
-    expect(shown).toEqual([
-      ...cli.groups.map((g: { verdict: string }) => g.verdict),
-      cli.overall.verdict,
-    ]);
-    expect(cli.overall.verdict).toBe('regression');
+    expect(shown).toEqual(cli.groups.map((g: { verdict: string }) => g.verdict));
+    expect(cli.groups.map((g: { verdict: string }) => g.verdict)).toEqual(['regression']);
+    expect(await texts(page, '#compare-table .overlap-verdict')).toEqual(['regression']);
+    // No pooled row: the headline is a statement over groups.
+    expect((await texts(page, '#compare-result'))[0]).toMatch(/Regressed in 1 of 1 group/);
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -202,7 +202,7 @@ describe('nanobench view in a browser', () => {
       expect(res?.status(), path).toBe(404);
       expect(await page.textContent('#error-message'), path).toMatch(/No run|has no trial/);
     }
-    await page.screenshot({ path: '/tmp/nanobench-view-404.png' });
+    await page.screenshot({ path: screenshotPath('nanobench-view-404.png') });
     expect((await page.goto(url))?.status()).toBe(200);
     await page.close();
     expect(sha(db)).toBe(before);
@@ -235,7 +235,7 @@ describe('nanobench view in a browser', () => {
       { timeout: 60_000 },
     );
     clearInterval(watch);
-    await page.screenshot({ path: '/tmp/nanobench-view-live.png', fullPage: true });
+    await page.screenshot({ path: screenshotPath('nanobench-view-live.png'), fullPage: true });
     expect(await page.textContent('#run-trials')).toBe('3/3');
     expect(await page.$$('#trials-table tbody tr')).toHaveLength(3);
     // the same document all along: refreshed in place

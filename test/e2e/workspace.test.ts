@@ -3,7 +3,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { releaseWorkspace } from '../../src/workspace/layers.js';
 import { provision } from '../../src/workspace/provision.js';
 import { resolveSource } from '../../src/workspace/source.js';
 import { EXAMPLES, runJson, tempDir } from '../helpers/cli.js';
@@ -30,6 +31,8 @@ describe('workspace provisioning', () => {
     const root = tempDir();
     const ws = join(root, 'ws');
     await provision(join(root, 'cache'), lt.task, source, ws);
+    // As root the workspace is an overlay mount: released whatever the assertions say.
+    onTestFinished(() => releaseWorkspace(ws));
     expect(git(ws, 'rev-parse', 'HEAD').trim()).toBe(lt.task.base_commit);
     for (const c of futureCommits) {
       const r = spawnSync('git', ['cat-file', '-e', c], { cwd: ws });

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHECK_IDS, type CheckId, checkHarborTask, checkTargets } from '../../src/harbor/check.js';
+import { loadHarborTask } from '../../src/harbor/task.js';
+import { UserError } from '../../src/util/errors.js';
 import { EXAMPLES } from '../helpers/cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'nb-check-'));
@@ -167,5 +169,42 @@ describe('task check: a broken task fails exactly its check', () => {
       'units',
     ]);
     expect(checkTargets(dir)).toEqual([dir]);
+  });
+});
+
+// Issue 22 §3: a broken judge.json was met by every trial as internal/bug with a raw ZodError.
+describe("a broken judge is refused when the task is loaded, with task check's message", () => {
+  it.each([
+    ['{"max_submissions": 0}', /field "max_submissions": Number must be greater than 0/],
+    ['{"max_submissions": "3"}', /field "max_submissions": Expected number, received string/],
+    [
+      '{"max_submissions": 3, "budget": 1}',
+      /the top level: Unrecognized key\(s\) in object: 'budget'/,
+    ],
+    ['{"max_submissions": 3,', /judge\/judge.json is not JSON/],
+  ])('%s', (json, message) => {
+    const dir = broken(`judge-${json.replace(/\W+/g, '-')}`, 'line-fit', (d) =>
+      writeFileSync(join(d, 'judge', 'judge.json'), json),
+    );
+    const check = checkHarborTask(dir).checks.find((c) => c.check === 'judge')!;
+    expect(check.ok).toBe(false);
+    expect(check.reason).toMatch(message);
+    expect(check.reason).not.toMatch(/^judge\/judge.json: \[/); // no raw ZodError dump
+    let thrown: unknown;
+    try {
+      loadHarborTask(dir);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(UserError);
+    const line = (thrown as Error).message;
+    expect(line).toContain(`${dir}: ${check.reason}; fix: ${check.fix}`);
+    expect(line).toMatch(/\(nanobench task check .*\)$/);
+    expect(line.split('\n')).toHaveLength(1);
+  });
+
+  it('judge/ without judge.json is refused too (it was silently run without its judge)', () => {
+    const dir = broken('judge-none', 'line-fit', (d) => rmSync(join(d, 'judge', 'judge.json')));
+    expect(() => loadHarborTask(dir)).toThrow(/judge\/ has no judge.json/);
   });
 });

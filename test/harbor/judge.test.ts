@@ -107,12 +107,22 @@ describe('judge: submissions', () => {
       reward: 0,
       reason: 'not a number: not a number',
     });
+    expect(j.graderFailure()).toBeUndefined();
+    // Issue 22 §3: a grader that fails to grade is the grader's failure, not the submission's 0:
+    // the agent is told, the judge goes on, and the trial will be an infra error of the grader.
     const crash = await submit(j, 'crash');
-    expect(crash.status).toBe(200);
-    expect(crash.body).toMatchObject({ reward: 0 });
-    expect(String(crash.body.reason)).toMatch(/grader could not run: grader exploded/);
+    expect(crash.status).toBe(502);
+    expect(String(crash.body.error)).toMatch(/the grader failed on this submission \(crashed\)/);
+    expect(j.graderFailure()).toMatchObject({
+      grader: 'score',
+      submission: 2,
+      failure: 'crashed',
+      reason: expect.stringMatching(/grader could not run: grader exploded/),
+    });
     expect((await submit(j, Buffer.from([0xff, 0xfe, 0x00]))).body).toMatchObject({ reward: 0 });
     expect((await submit(j, '0.5')).body).toMatchObject({ reward: 0.5, remaining: 1 });
+    // A submission the grader failed on is never the best one.
+    expect((await final(j)).body).toMatchObject({ submission: 4, reward: 0.5 });
   });
 
   it('a submission over the size limit is refused (413) and costs nothing', async () => {

@@ -15,8 +15,26 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A new directory under the system tmp (the test file's own TMPDIR: test/support/temp-dirs.ts). */
 export function tempDir(prefix = 'nb-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * A new directory outside /tmp, for what a sandbox must see at its real path or where an escape
+ * must be observable (bwrap and none-as-nobody give their processes a private /tmp). Under the
+ * test file's own directory below /var/tmp, removed with it (test/support/temp-dirs.ts).
+ */
+export function varTempDir(prefix: string): string {
+  return mkdtempSync(join(process.env.NANOBENCH_TEST_VAR_TMP ?? '/var/tmp', prefix));
+}
+
+/**
+ * Where a browser test saves a screenshot: the directory NANOBENCH_TEST_SCREENSHOTS names, to look
+ * at them afterwards; else the test file's temporary directory, removed with it.
+ */
+export function screenshotPath(name: string): string {
+  return join(process.env.NANOBENCH_TEST_SCREENSHOTS ?? tmpdir(), name);
 }
 
 /** The unit project (npm run test:unit) runs without a build: its tests must not spawn the CLI. */

@@ -3,11 +3,11 @@
 // show that each attack really earns reward when its defence is missing, so that "NanoBench
 // gives 0" means something.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Task } from '../../src/task/schema.js';
 import { parseSuite } from '../../src/verify/parsers/index.js';
-import { EXAMPLES } from './cli.js';
+import { EXAMPLES, varTempDir } from './cli.js';
 
 export interface NaiveRun {
   dir: string;
@@ -17,7 +17,7 @@ export interface NaiveRun {
 }
 
 export function checkout(task: Task): string {
-  const root = mkdtempSync('/var/tmp/nb-naive-');
+  const root = varTempDir('nb-naive-');
   const dir = join(root, 'ws');
   const bundle = join(EXAMPLES, 'mirror', `${task.repo}.bundle`);
   execFileSync('git', ['clone', '-q', bundle, dir]);

@@ -1,7 +1,8 @@
 // Real processes for the containment tests: who is still alive, and running NanoBench (or a
 // stand-in for it) as an unprivileged user when the tests run as root.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { chownSync, readdirSync, readFileSync } from 'node:fs';
+import { varTempDir } from './cli.js';
 
 export const isRoot = process.getuid?.() === 0;
 export const NOBODY = { uid: 65534, gid: 65534 };
@@ -15,7 +16,7 @@ export function asUnprivileged(): string[] {
 
 /** A temp directory (outside /tmp, which sandboxes make private) the unprivileged user owns. */
 export function unprivilegedDir(prefix: string): string {
-  const dir = mkdtempSync(`/var/tmp/${prefix}`);
+  const dir = varTempDir(prefix);
   if (isRoot) chownSync(dir, NOBODY.uid, NOBODY.gid);
   return dir;
 }

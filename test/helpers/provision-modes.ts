@@ -13,6 +13,7 @@ import {
   unmountUnder,
 } from '../../src/workspace/layers.js';
 import { which } from '../../src/workspace/sandbox/contain.js';
+import { varTempDir } from './cli.js';
 import { isRoot } from './processes.js';
 
 const require_ = Boolean(process.env.NANOBENCH_REQUIRE_PROVISION || (isRoot && process.env.CI));
@@ -51,7 +52,7 @@ export interface ModeCase {
  * device; `release()` unmounts everything below the roots and removes them.
  */
 export function provisionModes(): { cases: ModeCase[]; release: () => void } {
-  const base = mkdtempSync('/var/tmp/nb-modes-');
+  const base = varTempDir('nb-modes-');
   const cases: ModeCase[] = [];
   for (const mode of ['overlay', 'fuse-overlayfs', 'reflink', 'copy'] as ProvisionKind[]) {
     const root = join(base, mode);

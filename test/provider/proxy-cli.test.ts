@@ -152,9 +152,11 @@ describe('provider proxy through the CLI and the real Nanocoder', () => {
     });
     expect(proxy.tokens.input).toBeGreaterThan(0);
     expect(proxy.cost_usd).toBeGreaterThan(0);
-    // The upstream did get the real key, and the temperature first.
-    expect(standIn.seen[0].authorization).toBe(`Bearer ${KEY}`);
-    expect(standIn.seen[0].body.temperature).toBe(0);
+    // The upstream did get the real key, and the temperature first: the run's preflight (one
+    // non-streamed request through the same proxy), then the trial's first request.
+    expect(standIn.seen[0].body.stream).toBeUndefined();
+    expect(standIn.seen[1].authorization).toBe(`Bearer ${KEY}`);
+    expect(standIn.seen[1].body.temperature).toBe(0);
     expect(standIn.seen.every((s) => s.authorization === `Bearer ${KEY}`)).toBe(true);
   });
 
@@ -209,7 +211,8 @@ describe('provider proxy through the CLI and the real Nanocoder', () => {
       const proxy = t.details.proxy as ProxyDetails;
       expect(proxy.budget_exceeded).toMatchObject({ budget: 'tokens', limit: 10 });
       expect(proxy.temperature_sent).toBe(0);
-      expect(open.seen).toHaveLength(1); // the second request never left the proxy
+      // The run's preflight, then the trial's first request; the second never left the proxy.
+      expect(open.seen.map((s) => s.body.stream === true)).toEqual([false, true]);
     } finally {
       await open.close();
     }

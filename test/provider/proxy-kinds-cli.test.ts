@@ -204,8 +204,14 @@ describe('every provider kind through the CLI, the proxy and the real Nanocoder'
       expect(t.flags).not.toContain('non_deterministic');
       // What the stand-in upstream got: the format, the key in the API's header, temperature 0.
       const server = kind === 'google' ? tls : plain;
+      // First the run's preflight (one non-streamed request through the same proxy path), then
+      // the trial's four.
       const seen = server.requests.filter((q) => q.model === c.model);
-      expect(seen).toHaveLength(4);
+      expect(seen).toHaveLength(5);
+      const preflight = seen[0].body as Record<string, unknown>;
+      expect(
+        kind === 'google' ? seen[0].path.endsWith(':generateContent') : !preflight.stream,
+      ).toBe(true);
       for (const q of seen) {
         expect(q.kind).toBe(kind);
         expect(q.credentials).toEqual(Object.fromEntries([c.credential]));
@@ -217,7 +223,7 @@ describe('every provider kind through the CLI, the proxy and the real Nanocoder'
         expect(corporate.seen.map((s) => [s.method, s.target])).toEqual(
           seen.map(() => ['CONNECT', `${GEMINI_HOST}:443`]),
         );
-        expect(seen.every((q) => q.query === 'alt=sse')).toBe(true);
+        expect(seen.slice(1).every((q) => q.query === 'alt=sse')).toBe(true);
       }
     },
   );

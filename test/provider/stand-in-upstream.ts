@@ -1,7 +1,9 @@
 // A local stand-in for an OpenAI-compatible provider on 127.0.0.1, for the proxy tests. It can
 // stream or not, send usage or not, refuse temperature (echoing the Authorization header it got,
 // as a careless provider might), fail the first request, hold a stream open after its first
-// chunk, or forward everything to another server (the scripted model server).
+// chunk, or forward everything to another server (the scripted model server). Its failures
+// (failFirst, rejectTemperature) answer streamed requests only, as agents send: the run's
+// preflight (one non-streamed request, src/provider/preflight.ts) goes through untouched.
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -55,12 +57,13 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
     const authorization = req.headers.authorization;
     seen.push({ path: req.url ?? '', authorization, body });
     const o = options;
-    if (o.failFirst && seen.length === 1) {
+    const streamed = seen.filter((s) => s.body.stream === true).length;
+    if (o.failFirst && body.stream === true && streamed === 1) {
       res.writeHead(o.failFirst, { 'content-type': 'application/json', 'retry-after': '0' });
       const message = `Rate limit exceeded (stand-in; request authorised by "${authorization}")`;
       return res.end(JSON.stringify({ error: { message } }));
     }
-    if (o.rejectTemperature && 'temperature' in body) {
+    if (o.rejectTemperature && body.stream === true && 'temperature' in body) {
       res.writeHead(400, { 'content-type': 'application/json' });
       const message = `Unsupported value: 'temperature' does not support ${body.temperature} with this model (request authorised by "${authorization}")`;
       return res.end(JSON.stringify({ error: { message, type: 'invalid_request_error' } }));

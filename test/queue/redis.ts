@@ -1,7 +1,8 @@
 // A Redis for the queue tests. NANOBENCH_TEST_REDIS_URL (set by `npm test`) names one; it must answer,
 // or the tests fail (never skip). Without it, a private redis-server is started on a free port of
 // 127.0.0.1 and stopped afterwards. Each caller gets its own database number, so test files that
-// share one server never see each other's jobs.
+// share one server never see each other's jobs. startPrivateRedis is always a server of its own
+// (a test that restarts Redis must not empty the shared one).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
 import { assertNotUnitTier } from '../helpers/cli.js';
@@ -62,20 +63,48 @@ export async function startTestRedis(db: number): Promise<TestRedis> {
     await redisCommand(url, ['FLUSHDB']);
     return { url, stop: async () => {} };
   }
+  return startPrivateRedis(db);
+}
+
+/**
+ * A redis-server of this test alone (never the shared one), on a free port of 127.0.0.1, holding
+ * nothing on disk: `restart` stops it and starts an empty one on the same port (Redis restarted
+ * with its data lost, as the queue tests need).
+ */
+export async function startPrivateRedis(db = 0): Promise<TestRedis & { restart(): Promise<void> }> {
+  assertNotUnitTier('this test needs Redis');
   if (spawnSync('which', ['redis-server']).status !== 0)
     throw new Error('no Redis: install redis-server or set NANOBENCH_TEST_REDIS_URL');
   const port = await freePort();
+  const url = `redis://127.0.0.1:${port}/${db}`;
+  let child = await launch(port, url);
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return {
+    url,
+    stop,
+    async restart() {
+      await stop();
+      child = await launch(port, url);
+    },
+  };
+}
+
+async function launch(port: number, url: string): Promise<ChildProcess> {
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
     { stdio: 'ignore' },
   );
-  const url = `redis://127.0.0.1:${port}/${db}`;
   const deadline = Date.now() + 10_000;
   for (;;) {
     try {
       await redisCommand(url, ['PING'], 500);
-      break;
+      return child;
     } catch (e) {
       if (Date.now() > deadline || child.exitCode !== null) {
         child.kill('SIGKILL');
@@ -84,13 +113,4 @@ export async function startTestRedis(db: number): Promise<TestRedis> {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
 }

@@ -66,9 +66,11 @@ describe('markdown', () => {
       '## Infra errors',
     ])
       expect(md).toContain(s);
+    // One task: its rate's interval is that cell's Wilson interval; trials passed beside it.
     expect(md).toContain(
-      '| p/m · ⚠ non-deterministic | hinted | 1/1 (100%) | 21–100% | 1.00 | 1 |',
+      '| p/m · ⚠ non-deterministic | hinted | 1 | 100% [21–100%] | ±40 pp | 1/1 (100%) | 1.00 | 1 |',
     );
+    expect(md).toContain('With 1 task each rate here is known to within ±40 pp');
     expect(md).toContain('Sampling: by tier');
     expect(md).toContain('provision: clone | failed'); // inside backticks: no table to break
     expect(md).not.toContain('rows not shown');
@@ -91,7 +93,8 @@ describe('markdown', () => {
     });
     const md = renderMarkdown(r);
     expect(md).toContain('## Context reading');
-    expect(md).toMatch(/read at least 10 files and changed none of the required ones/);
+    expect(md).toMatch(/changed none of the required files, whatever it read/);
+    expect(md).toMatch(/at least 10 files is also flagged context_explosion/);
     expect(md).toContain('| p/m | navigation | 2 | 22.0 / 41 | 50% | 1 |');
     expect(md).toContain('- t1 · p/m · navigation #1: read 41 files, none of the required ones');
     const html = renderHtml(r);

@@ -20,6 +20,33 @@ const meta = (over: Partial<TaskMeta> = {}): TaskMeta => ({
   ...over,
 });
 
+// Issue 23, item 4: a model's headline rate counts each task once.
+describe('model rates', () => {
+  it('weigh each task once, with the interval over tasks; trials stay pooled beside them', () => {
+    // t1 (tier 3): 5/5; t2, t3 (tier 1): 0/1 each. Pooled 5/7 = 71%; each task once: 1/3.
+    const trials = [
+      ...cell(5, 5),
+      ...cell(0, 1, { task_id: 't2' }),
+      ...cell(0, 1, { task_id: 't3' }),
+    ];
+    const r = buildReport(run(), trials, {
+      tasks: {
+        source: 'snapshot',
+        tasks: { t1: meta({ tier: 3, runs: 5 }), t2: meta(), t3: meta() },
+        note: null,
+      },
+      cutoffs: null,
+    });
+    const m = r.models[0];
+    expect(m.rate).toMatchObject({ passed: 5, scored: 7 });
+    expect(m.tasks).toMatchObject({ tasks: 3, scored: 7, pass_rate: 1 / 3, method: 'cluster' });
+    // Three tasks at 1, 0, 0: wider than the pooled Wilson interval of 5/7 [36%, 92%].
+    expect(m.tasks.ci95.high - m.tasks.ci95.low).toBeGreaterThan(
+      wilson(5, 7).high - wilson(5, 7).low,
+    );
+  });
+});
+
 describe('provider matrix', () => {
   it('one cell per provider/model/task/mode with pass@1, mean, k/n, interval and labels', () => {
     const trials = [

@@ -3,7 +3,7 @@
 // as pass 1.00." Executions never share a workspace, and a resume removes what earlier ones left,
 // overlay mounts included (issue 16).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endLeftovers } from '../../src/run/leftovers.js';
 import { RunPaths } from '../../src/run/paths.js';
@@ -27,6 +27,23 @@ describe('executions of a run', () => {
     expect(resumed.scratch('run1', 'k')).not.toBe(first.scratch('run1', 'k'));
     // Artifacts are the trial's, whichever execution produced them.
     expect(resumed.artifacts('run1', 'k')).toBe(first.artifacts('run1', 'k'));
+  });
+
+  it('a trial running twice at once in one process gets a second directory (issue 22)', () => {
+    const paths = new RunPaths(join(tempDir('nb-exec-'), 'r.sqlite'));
+    const first = paths.claimTrialDirs('run1', 'k');
+    const again = paths.claimTrialDirs('run1', 'k');
+    expect(first.workspace).toBe(paths.workspace('run1', 'k'));
+    expect(again.workspace).not.toBe(first.workspace);
+    expect(again.scratch).not.toBe(first.scratch);
+    // Both are this execution's: a resume of the run would not take them for leftovers.
+    for (const d of [first.workspace, again.workspace, `${again.workspace}.layers`, again.scratch])
+      expect(paths.isOwn(basename(d))).toBe(true);
+    expect(new RunPaths(paths.dbPath).isOwn(basename(again.workspace))).toBe(false);
+    // Released, the first directory is free again; the second stays taken until released.
+    first.release();
+    expect(paths.claimTrialDirs('run1', 'k').workspace).toBe(first.workspace);
+    expect(paths.claimTrialDirs('run1', 'k').workspace).not.toBe(again.workspace);
   });
 
   it("a resume removes the earlier executions' directories of that run only", async () => {

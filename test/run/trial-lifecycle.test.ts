@@ -210,6 +210,73 @@ describe('the trial lifecycle', () => {
     });
   });
 
+  // Issue 22 §2: a provider that refuses service is an infra error, never the model's score.
+  const endingOn = (last_error: object): TrialEndpoint =>
+    ({
+      baseUrl: 'http://127.0.0.1:1/v1',
+      apiKey: 'k',
+      finish: () => ({ details: { last_error }, flags: [] }),
+    }) as unknown as TrialEndpoint;
+
+  it.each([
+    [401, 'Incorrect API key provided', 'auth'],
+    [403, 'This key is not allowed to use the model', 'auth'],
+    [402, 'Payment required', 'billing'],
+    [429, 'You exceeded your current quota', 'billing'],
+    [404, 'The model does not exist', 'model_not_found'],
+    [429, 'Rate limit reached', 'rate_limited'],
+    [500, 'internal error', 'server_error'],
+  ])('the proxy saw HTTP %i (%s): provider/%s, never scored', async (status, message, code) => {
+    const rec = await runTrial(
+      spec(),
+      env({
+        endpoint: endingOn({ status, message, source: 'upstream' }),
+        agent: agentReturning({ exitCode: 1, exitKind: 'error', stderr: 'Error' }),
+      }),
+    );
+    expect(rec).toMatchObject({ status: 'error', score: null, label: null });
+    expect([rec.error_stage, rec.error_code]).toEqual(['provider', code]);
+    expect(rec.error).toContain(`HTTP ${status}`);
+  });
+
+  it('the agent limit ended Nanocoder while it waited to retry a 500: provider/server_error', async () => {
+    const rec = await runTrial(
+      spec(),
+      env({
+        endpoint: endingOn({ status: 500, message: 'overloaded', class: 'server_error' }),
+        agent: agentReturning({ exitCode: null, exitKind: 'timeout', timedOut: true }),
+      }),
+    );
+    expect([rec.status, rec.error_stage, rec.error_code]).toEqual([
+      'error',
+      'provider',
+      'server_error',
+    ]);
+  });
+
+  it("a context-length error stays the model's (rule 1), and a 400 about the request is graded", async () => {
+    const ctx = await runTrial(
+      spec(),
+      env({
+        endpoint: endingOn({
+          status: 400,
+          message: 'maximum context length',
+          class: 'context_length',
+        }),
+        agent: agentReturning({ exitCode: 1, exitKind: 'error' }),
+      }),
+    );
+    expect(ctx).toMatchObject({ status: 'scored', exit_kind: 'context_exceeded' });
+    const bad = await runTrial(
+      spec(),
+      env({
+        endpoint: endingOn({ status: 400, message: 'tools[3] is invalid', class: 'other' }),
+        agent: agentReturning({ exitCode: 1, exitKind: 'error' }),
+      }),
+    );
+    expect(bad).toMatchObject({ status: 'scored', exit_kind: 'error' });
+  });
+
   it('a suite whose runner could not start is an infra error, even for a correct change', async () => {
     const rec = await runTrial(
       spec(),
@@ -226,20 +293,88 @@ describe('the trial lifecycle', () => {
     });
   });
 
-  it('a target no suite reported, while the suite ran cleanly, is flagged and counted', async () => {
-    const rec = await runTrial(
-      spec(),
-      env({
-        services: services({
-          verify: async () => verification({ 'fixes it': true, 'still works': true }),
-        }),
-      }),
-    );
+  // Issue 22 §3: a test that never reported is the task's fault when its golden patch leaves it
+  // unreported too; otherwise the agent's change made it vanish and it counts as failed.
+  function twoSided(trialV: Verification, goldenV: Verification) {
+    let golden = false;
+    const goldenRuns = { n: 0 };
+    const result = {
+      exitCode: 0,
+      exitKind: 'success' as const,
+      stdout: '',
+      stderr: '',
+      durationMs: 1,
+      timedOut: false,
+    };
+    const goldenAgent: Agent = {
+      name: 'oracle',
+      run: async () => {
+        golden = true;
+        goldenRuns.n++;
+        return result;
+      },
+    };
+    const agent: Agent = {
+      name: 'fake',
+      run: async () => {
+        golden = false;
+        return result;
+      },
+    };
+    const svc = services({ goldenAgent, verify: async () => (golden ? goldenV : trialV) });
+    return { agent, services: svc, goldenRuns };
+  }
+  const MISSING = () => verification({ 'fixes it': true, 'still works': true });
+  const ALL = () => verification({ 'fixes it': true, 'also fixed': true, 'still works': true });
+
+  it('a target the golden patch reports but this trial never did counts as failed, flagged', async () => {
+    const rec = await runTrial(spec(), env(twoSided(MISSING(), ALL())));
     expect(rec.status).toBe('scored');
     expect(rec.flags).toContain('target_tests_missing');
     expect(rec.details.missing_targets).toEqual({ count: 1, ids: ['js::also fixed'] });
+    expect(rec.details.golden_control).toMatchObject({ unreported: { noReport: [], missing: [] } });
     // The evaluator's vector (issue 18): the fix is not met, nothing that passed broke.
     expect(rec.details.criteria).toEqual({ fail_to_pass: false, pass_to_pass: true });
+  });
+
+  it('a target the golden patch never reports either: task/targets_missing, never scored', async () => {
+    const sides = twoSided(MISSING(), MISSING());
+    const e = env(sides);
+    const rec = await runTrial(spec(), e);
+    expect(rec).toMatchObject({ status: 'error', score: null, label: null });
+    expect([rec.error_stage, rec.error_code]).toEqual(['task', 'targets_missing']);
+    expect(rec.error).toMatch(
+      /^task: task t1: 1 of its 3 fail_to_pass \/ pass_to_pass tests never reported, with the golden patch too \(js::also fixed\)/,
+    );
+    // The golden control runs once per run and task, whatever the number of trials.
+    await runTrial({ ...spec(), key: 't1|agent|none|none|hinted|2', attempt: 2 }, e);
+    expect(sides.goldenRuns.n).toBe(1);
+  });
+
+  it("the oracle is the golden patch: what it leaves unreported is the task's at once", async () => {
+    const oracle: Agent = { ...agentReturning({}), name: 'oracle' };
+    const rec = await runTrial(
+      spec(),
+      env({ agent: oracle, services: services({ verify: async () => MISSING() }) }),
+    );
+    expect([rec.status, rec.error_stage, rec.error_code]).toEqual([
+      'error',
+      'task',
+      'targets_missing',
+    ]);
+    expect(rec.details.unreported).toEqual({ noReport: [], missing: ['js::also fixed'] });
+  });
+
+  it('a suite that writes no report with the golden patch either: task/no_report', async () => {
+    const none = () => verification({}, { status: 'no_report', exitCode: 2, stderr: 'usage: x' });
+    const rec = await runTrial(spec(), env(twoSided(none(), none())));
+    expect([rec.status, rec.error_stage, rec.error_code]).toEqual(['error', 'task', 'no_report']);
+    expect(rec.error).toMatch(
+      /suite js produced no report .*, with the golden patch too; the runner's last output: usage: x/,
+    );
+    // With the golden patch it reports: the agent's change broke the runner, a failure of its own.
+    const agents = await runTrial(spec(), env(twoSided(none(), ALL())));
+    expect(agents).toMatchObject({ status: 'scored', label: 'incorrect_fix' });
   });
 
   it('keeps the prompt with the artifacts, and why each failed target failed', async () => {

@@ -1,7 +1,7 @@
 // The bwrap driver, through real sandboxed processes: what the agent can and cannot see, write
 // and reach. Network tests use 127.0.0.1 only (the sandbox has no route anywhere else).
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcessGroup } from '../../src/agent/process-group.js';
 import { selectSandbox } from '../../src/workspace/sandbox/select.js';
 import type { SandboxDriver, SandboxSession } from '../../src/workspace/sandbox/types.js';
+import { varTempDir } from '../helpers/cli.js';
 import { noBwrap } from './require-bwrap.js';
 
 // Outside /tmp on purpose: the sandbox's /tmp is private anyway, which would prove nothing.
-const root = mkdtempSync('/var/tmp/nb-sbx-test-');
+const root = varTempDir('nb-sbx-test-');
 const dataset = join(root, 'dataset');
 const ws = join(root, 'results', 'workspaces', 'run', 't1');
 const home = join(root, 'results', 'scratch', 'run', 't1', 'home');
@@ -55,12 +56,13 @@ describe.skipIf(noBwrap)('bwrap sandbox', () => {
   });
 
   it('sees its workspace read-write at its real path, a private /tmp, and its HOME', async () => {
-    writeFileSync(join('/tmp', `nb-host-${process.pid}`), 'host');
+    const hostFile = join('/tmp', `nb-host-${process.pid}`);
+    writeFileSync(hostFile, 'host');
     const s = await driver.open({ workspace: ws, home, tag: randomUUID() });
     const r = await sh(
       s,
-      `pwd; echo "$HOME"; echo made > out.txt; ls /tmp/nb-host-${process.pid} || echo PRIVATE; echo x > /tmp/t`,
-    );
+      `pwd; echo "$HOME"; echo made > out.txt; ls ${hostFile} || echo PRIVATE; echo x > /tmp/t`,
+    ).finally(() => rmSync(hostFile, { force: true }));
     await s.close();
     expect(r.exitCode).toBe(0);
     expect(r.stdout.split('\n').slice(0, 3)).toEqual([ws, home, 'PRIVATE']);

@@ -4,13 +4,16 @@
 // environment tags. NanoBench is then killed with SIGKILL (the OOM killer, a CI cancel), and no
 // process of the command may survive: under bwrap, none-as-nobody, plain none as root, and none
 // as an unprivileged user (each in a pid namespace that dies with the launcher). Where no
-// namespace can be made, pdeathsig takes the command and killRunLeftovers the rest.
+// namespace can be made, pdeathsig takes the command and killRunLeftovers the rest: only what a
+// dead execution of the run itself left (issue 22: a resume ended a live worker's agents).
 import { randomUUID } from 'node:crypto';
-import { chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killRunLeftovers } from '../../src/agent/process-group.js';
-import { ROOT } from '../helpers/cli.js';
+import { formatExecution, startTime } from '../../src/util/execution.js';
+import { ROOT, varTempDir } from '../helpers/cli.js';
 import {
   asUnprivileged,
   cleanup,
@@ -61,7 +64,7 @@ async function holdAndKill(o: {
 }) {
   const marker = `nb-contain-${randomUUID()}`;
   markers.push(marker);
-  const dir = o.unprivileged ? unprivilegedDir('nb-contain-') : mkdtempSync('/var/tmp/nb-contain-');
+  const dir = o.unprivileged ? unprivilegedDir('nb-contain-') : varTempDir('nb-contain-');
   dirs.push(dir);
   const ws = join(dir, 'ws');
   mkdirSync(ws);
@@ -75,9 +78,18 @@ async function holdAndKill(o: {
   const expected = o.evasive === false ? 2 : 3;
   const up = await waitFor(() => processesWith(marker).length >= expected, 30_000);
   expect(up, harness.output()).toBe(true);
+  const pid = harness.pid!;
+  const started = startTime(pid);
   await killHard(harness);
   await waitFor(() => processesWith(marker).length === 0, 5_000);
-  return { marker, runId, survivors: processesWith(marker), output: harness.output() };
+  return {
+    marker,
+    runId,
+    pid,
+    started,
+    survivors: processesWith(marker),
+    output: harness.output(),
+  };
 }
 
 describe('after a SIGKILL of NanoBench no process of the agent survives', () => {
@@ -108,23 +120,53 @@ describe('after a SIGKILL of NanoBench no process of the agent survives', () => 
 
   it('without unshare: pdeathsig takes the command, killRunLeftovers the rest of its run', async () => {
     // A machine without util-linux's unshare: only what the harness needs is on PATH.
-    const bin = mkdtempSync('/var/tmp/nb-path-');
+    const bin = varTempDir('nb-path-');
     dirs.push(bin);
     for (const tool of ['sh', 'env', 'setpriv', 'sleep', 'setsid'])
       symlinkSync(`/usr/bin/${tool}`, join(bin, tool));
     const r = await holdAndKill({ mode: 'plain', evasive: false, env: { PATH: bin } });
     // The loop the harness launched died with it; the one it left in the background did not.
     expect(r.survivors).toHaveLength(1);
-    // Another run's process is none of this run's business.
-    const other = start([
-      '/usr/bin/env',
-      `NANOBENCH_RUN_ID=${r.runId}-other`,
-      ...['sh', '-c', 'while :; do sleep 1; done', r.marker],
-    ]);
-    expect(await waitFor(() => processesWith(r.marker).includes(other.pid!), 5_000)).toBe(true);
+    // Issue 22: the survivor names the dead harness as the execution that started it.
+    const dead = formatExecution({ role: 'run', pid: r.pid, start: r.started, host: hostname() });
+    expect(readFileSync(`/proc/${r.survivors[0]}/environ`, 'utf8')).toContain(
+      `NANOBENCH_EXECUTION=${dead}\0`,
+    );
+    const loop = ['sh', '-c', 'while :; do sleep 1; done', r.marker];
+    const tagged = (runId: string, execution: string) =>
+      start([
+        '/usr/bin/env',
+        `NANOBENCH_RUN_ID=${runId}`,
+        `NANOBENCH_EXECUTION=${execution}`,
+        ...loop,
+      ]);
+    const self = { pid: process.pid, start: startTime(process.pid), host: hostname() };
+    const spared = [
+      // Another run's process is none of this run's business.
+      tagged(`${r.runId}-other`, dead),
+      // A live execution of the run (a holder still stopping) ends its own processes.
+      tagged(r.runId, formatExecution({ role: 'run', ...self })),
+      // A queue worker's, live or dead: the workers' own sweep ends a dead one's.
+      tagged(r.runId, formatExecution({ role: 'worker', ...self })),
+      tagged(
+        r.runId,
+        formatExecution({ role: 'worker', pid: r.pid, start: r.started, host: hostname() }),
+      ),
+    ].map((p) => p.pid!);
+    // The pid of a dead execution, now taken by a later process (this one), is no sign of life.
+    const reused = tagged(
+      r.runId,
+      formatExecution({ role: 'run', pid: process.pid, start: '1', host: hostname() }),
+    ).pid!;
+    const all = [...r.survivors, ...spared, reused];
+    expect(await waitFor(() => all.every((p) => processesWith(r.marker).includes(p)), 5_000)).toBe(
+      true,
+    );
     const killed = await killRunLeftovers(r.runId);
-    expect(killed).toEqual(expect.arrayContaining(r.survivors));
-    await waitFor(() => processesWith(r.marker).length === 1, 5_000);
-    expect(processesWith(r.marker)).toEqual([other.pid]);
+    // (Their `sleep 1` children too, which carry the same environment.)
+    expect(killed).toEqual(expect.arrayContaining([...r.survivors, reused]));
+    for (const p of spared) expect(killed).not.toContain(p);
+    await waitFor(() => processesWith(r.marker).length === spared.length, 5_000);
+    expect(processesWith(r.marker).sort()).toEqual(spared.sort());
   });
 });

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import {
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
@@ -17,10 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTagged, runProcessGroup } from '../../src/agent/process-group.js';
 import { nobodyDriver, nobodyUser } from '../../src/workspace/sandbox/nobody.js';
 import type { SandboxDriver, SandboxSession } from '../../src/workspace/sandbox/types.js';
+import { varTempDir } from '../helpers/cli.js';
 import { isRoot, processesWith } from '../helpers/processes.js';
 
 // Outside /tmp: the sandbox's /tmp is private anyway, which would prove nothing.
-const root = mkdtempSync('/var/tmp/nb-nobody-test-');
+const root = varTempDir('nb-nobody-test-');
 const dataset = join(root, 'dataset');
 const results = join(root, 'results');
 const ws = join(results, 'workspaces', 'run', 't1');

@@ -1,6 +1,7 @@
 // Choosing the sandbox: bwrap when it works; `none` is none-as-nobody for root and plain none
 // (contained in a pid namespace) for anyone else, both with a warning; `auto` without bwrap falls
-// back for control and command agents but refuses an LLM agent; `bwrap` refuses to run without it.
+// back for control and command agents and for scripted models (the demo) but refuses an LLM agent;
+// `bwrap` refuses to run without it.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +80,21 @@ describe('selectSandbox', () => {
     await expect(llm).rejects.toThrow(
       /^--sandbox auto: bwrap unusable \(bwrap \(bubblewrap\) is not installed\); an LLM agent does not run without a sandbox unless asked: .*pass --sandbox none explicitly$/,
     );
+    // Scripted models (the demo): a fixed list of replies, so the LLM agent falls back too.
+    const scripted: string[] = [];
+    const demo = await selectSandbox('auto', {
+      protectedPaths: [],
+      llmAgent: true,
+      scriptedModels: true,
+      warn: (l) => scripted.push(l),
+    });
+    expect(demo.kind).toBe(d.kind);
+    expect(demo.note).toMatch(/, and the models are scripted \(fixed replies\)$/);
+    expect(scripted).toEqual([
+      expect.stringMatching(
+        /^WARNING: --sandbox auto: bwrap unusable \(bwrap \(bubblewrap\) is not installed\), and the models are scripted \(fixed replies\); sandbox "none/,
+      ),
+    ]);
     await expect(selectSandbox('bwrap', { protectedPaths: [] })).rejects.toThrow(
       /--sandbox bwrap: bwrap \(bubblewrap\) is not installed/,
     );

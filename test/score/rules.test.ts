@@ -30,10 +30,13 @@ describe('rule 1: halted before any edit', () => {
     const r = score(input({ agentExit: 'context_exceeded', filesChanged: [] }));
     expect(r).toMatchObject({ label: 'context_window_exceeded', score: 0, confidenceLevel: '3' });
   });
-  it('a rate limit counts too', () => {
-    expect(score(input({ agentExit: 'rate_limited', filesChanged: [] })).label).toBe(
-      'context_window_exceeded',
-    );
+  // Scoring rules 3: a provider's refusal is never the model's score (an infra error before
+  // the rules run, src/run/trial-phases.ts), so rule 1 no longer takes rate limits or quotas.
+  it('a rate limit or an exhausted quota is not rule 1 any more', () => {
+    for (const agentExit of ['rate_limited', 'quota_exceeded'] as const)
+      expect(score(input({ agentExit, filesChanged: [] })).label).not.toBe(
+        'context_window_exceeded',
+      );
   });
   it('a context error after editing is graded on its artifact', () => {
     const r = score(
@@ -65,16 +68,23 @@ describe('rule 2: pass first (deliberate deviation)', () => {
   });
 });
 
+// Scoring rules 3 (issue 22, §3b): the whitepaper's §9.1 rule 2 as it stands. Until rules 2 a
+// navigation run that read fewer than ten files was zero_signal; these tests were rewritten then.
 describe('rule 3: no required-file overlap', () => {
   const read = (count: number, required: string[] = []) => ({ count, required });
-  it('navigation, many files read: insufficient_context_read, no pathfinding credit', () => {
+  it('navigation, many files read: insufficient_context_read flagged context_explosion, no credit', () => {
     const r = score(
       input({ mode: 'navigation', filesChanged: ['README.md'], filesRead: read(41) }),
     );
-    expect(r).toMatchObject({ label: 'insufficient_context_read', score: 0, confidenceLevel: '1' });
+    expect(r).toMatchObject({
+      label: 'insufficient_context_read',
+      score: 0,
+      confidenceLevel: '1',
+      flags: ['context_explosion'],
+    });
     expect(r.explanation).toMatch(/^read 41 files, none of the required ones, and changed none/);
   });
-  it('the threshold is inclusive, and reading a required file without changing it still counts', () => {
+  it('the flag threshold is inclusive, and a required file read but not changed still counts', () => {
     const r = score(
       input({
         mode: 'navigation',
@@ -82,10 +92,10 @@ describe('rule 3: no required-file overlap', () => {
         filesRead: read(CONTEXT_EXPLOSION_FILES, ['src/a.js']),
       }),
     );
-    expect(r.label).toBe('insufficient_context_read');
+    expect(r).toMatchObject({ label: 'insufficient_context_read', flags: ['context_explosion'] });
     expect(r.explanation).toMatch(/read 10 files, 1 of the 2 required ones/);
   });
-  it('navigation, few files read: zero_signal (no sign of context explosion)', () => {
+  it('navigation, few files read: insufficient_context_read all the same, without the flag', () => {
     const r = score(
       input({
         mode: 'navigation',
@@ -93,13 +103,23 @@ describe('rule 3: no required-file overlap', () => {
         filesRead: read(CONTEXT_EXPLOSION_FILES - 1, ['src/a.js', 'src/b.js']),
       }),
     );
-    expect(r).toMatchObject({ label: 'zero_signal', score: 0, confidenceLevel: '1' });
-    expect(r.explanation).toMatch(/read 9 files, all 2 required ones, fewer than the 10/);
+    expect(r).toMatchObject({
+      label: 'insufficient_context_read',
+      score: 0,
+      confidenceLevel: '1',
+      flags: [],
+    });
+    expect(r.explanation).toMatch(/^read 9 files, all 2 required ones, and changed none/);
   });
-  it('navigation, an agent that reports no tool calls: zero_signal, saying why', () => {
+  it('navigation, nothing read or nothing changed: insufficient_context_read', () => {
+    const r = score(input({ mode: 'navigation', filesChanged: [], filesRead: read(0) }));
+    expect(r).toMatchObject({ label: 'insufficient_context_read', flags: [] });
+    expect(r.explanation).toMatch(/^read 0 files, none of the required ones/);
+  });
+  it('navigation, an agent that reports no tool calls: an unknown is not a zero', () => {
     const r = score(input({ mode: 'navigation', filesChanged: ['README.md'] }));
-    expect(r.label).toBe('zero_signal');
-    expect(r.explanation).toMatch(/reports no files read/);
+    expect(r).toMatchObject({ label: 'insufficient_context_read', flags: [] });
+    expect(r.explanation).toMatch(/^files read unknown \(the agent reports no tool calls\)/);
   });
   it('hinted: zero_signal, however much was read', () => {
     expect(score(input({ filesChanged: [], filesRead: read(50) }))).toMatchObject({

@@ -1,4 +1,4 @@
-// compare BASE -> CANDIDATE: verdicts by the overlap rule, label shifts, and the caveats.
+// compare BASE -> CANDIDATE: paired and overlap verdicts per group, label shifts, and the caveats.
 import { describe, expect, it } from 'vitest';
 import { compareRuns, datasetVersionDifference, type RunSide } from '../../src/stats/compare.js';
 import type { TrialRecord } from '../../src/store/store.js';
@@ -10,29 +10,75 @@ const side = (trials: TrialRecord[], config: Record<string, unknown> = {}, id = 
   trials,
 });
 
+/** One cell per outcome [passed, runs]: tasks t1, t2, ... */
+const tasks = (outcomes: [number, number][], over: Partial<TrialRecord> = {}) =>
+  outcomes.flatMap(([k, n], i) => cell(k, n, { task_id: `t${i + 1}`, ...over }));
+/** 12 single-run tasks: base passes 8; the candidate fails 6 of those and passes nothing new. */
+const BASE_12 = [...Array(8).fill([1, 1]), ...Array(4).fill([0, 1])] as [number, number][];
+const CAND_12 = [...Array(2).fill([1, 1]), ...Array(10).fill([0, 1])] as [number, number][];
+
 describe('verdicts', () => {
-  it('5/5 -> 0/5 is a regression; 3/5 -> 2/5 on another model is noise', () => {
+  it('the paired rule sees what the overlap rule cannot: 6 of 12 tasks lost, none gained', () => {
+    // Sign-flip p = 2/2^6 = 0.031 (one group: Holm changes nothing). Pooled Wilson intervals
+    // 8/12 [39%, 86%] and 2/12 [5%, 45%] overlap: the whitepaper's rule reads noise.
+    const c = compareRuns(side(tasks(BASE_12)), side(tasks(CAND_12)));
+    const g = c.groups[0];
+    expect(g.paired.test.p_value).toBe(2 / 64);
+    expect(g.paired.p_holm).toBe(2 / 64);
+    expect(g.paired.verdict).toBe('regression');
+    expect(g.paired.pass_rate.estimate).toBe(-0.5);
+    expect(g.overlap.verdict).toBe('not distinguishable from noise');
+    expect([g.verdict, g.verdict_rule]).toEqual(['regression', 'paired']);
+    expect(c.rule).toBe('paired');
+    expect([c.regressions, c.improvements]).toEqual([1, 0]);
+    expect(c.family).toMatchObject({ alpha: 0.05, tested: 1, per_group_alpha: 0.05, unpaired: [] });
+    const byOverlap = compareRuns(side(tasks(BASE_12)), side(tasks(CAND_12)), null, {
+      rule: 'overlap',
+    });
+    expect([byOverlap.groups[0].verdict, byOverlap.groups[0].verdict_rule]).toEqual([
+      'not distinguishable from noise',
+      'overlap',
+    ]);
+    expect(byOverlap.groups[0].paired.verdict).toBe('regression'); // shown beside, not counted
+    expect(byOverlap.regressions).toBe(0);
+  });
+
+  it('family-wise: the same evidence in two groups is no longer enough (Holm)', () => {
+    // Two models, each p = 0.031: adjusted max(2 x 0.031, 0.031) = 0.0625 > 0.05 for both.
+    const c = compareRuns(
+      side([...tasks(BASE_12, { model: 'a' }), ...tasks(BASE_12, { model: 'b' })]),
+      side([...tasks(CAND_12, { model: 'a' }), ...tasks(CAND_12, { model: 'b' })]),
+    );
+    expect(c.family.tested).toBe(2);
+    expect(c.groups.map((g) => [g.paired.p_holm, g.verdict])).toEqual([
+      [0.0625, 'not distinguishable from noise'],
+      [0.0625, 'not distinguishable from noise'],
+    ]);
+    // The smallest detectable change is stated at alpha / 2.
+    expect(c.groups[0].paired.alpha).toBe(0.025);
+  });
+
+  it('a group that cannot be paired (one shared task) falls back to the overlap rule', () => {
     const c = compareRuns(
       side([...cell(5, 5, { model: 'a' }), ...cell(3, 5, { model: 'b', task_id: 't2' })]),
       side([...cell(0, 5, { model: 'a' }), ...cell(2, 5, { model: 'b', task_id: 't2' })]),
     );
-    expect(c.groups.map((g) => [g.model, g.verdict])).toEqual([
-      ['a', 'regression'],
-      ['b', 'not distinguishable from noise'],
+    expect(c.groups.map((g) => [g.model, g.verdict, g.verdict_rule])).toEqual([
+      ['a', 'regression', 'overlap'],
+      ['b', 'not distinguishable from noise', 'overlap'],
     ]);
-    expect(c.groups[0].mean_delta).toBe(-1);
-    // overall 8/10 vs 2/10: [0.49, 0.94] vs [0.06, 0.51] overlap
-    expect(c.overall.base).toMatchObject({ passed: 8, scored: 10 });
-    expect(c.overall.verdict).toBe('not distinguishable from noise');
+    expect(c.groups[0].paired).toMatchObject({ tasks: 1, verdict: null, p_holm: null });
+    expect(c.groups[0].paired.detectable).toBeNull();
+    expect(c.family).toMatchObject({ tested: 0, unpaired: ['p/a hinted', 'p/b hinted'] });
     expect(c.regressions).toBe(1);
     expect(c.improvements).toBe(0);
   });
 
   it('the other way round is an improvement, never a regression', () => {
-    const c = compareRuns(side(cell(0, 5)), side(cell(5, 5)));
+    const c = compareRuns(side(tasks(CAND_12)), side(tasks(BASE_12)));
     expect(c.groups[0].verdict).toBe('improvement');
-    expect(c.overall.verdict).toBe('improvement');
     expect(c.regressions).toBe(0);
+    expect(compareRuns(side(cell(0, 5)), side(cell(5, 5))).groups[0].verdict).toBe('improvement');
   });
 
   it('1/1 -> 0/1 is noise: one run proves nothing', () =>
@@ -40,15 +86,37 @@ describe('verdicts', () => {
       'not distinguishable from noise',
     ));
 
-  it('modes are compared apart', () => {
+  it('modes are compared apart, and there is no pooled row', () => {
     const c = compareRuns(
-      side([...cell(5, 5), ...cell(5, 5, { mode: 'navigation' })]),
-      side([...cell(5, 5), ...cell(0, 5, { mode: 'navigation' })]),
+      side([...tasks(BASE_12), ...tasks(BASE_12, { mode: 'navigation' })]),
+      side([...tasks(BASE_12), ...tasks(CAND_12, { mode: 'navigation' })]),
     );
     expect(c.groups.map((g) => [g.mode, g.verdict])).toEqual([
       ['hinted', 'not distinguishable from noise'],
-      ['navigation', 'regression'],
+      ['navigation', 'not distinguishable from noise'], // 0.031 x 2 groups = 0.0625
     ]);
+    expect(c).not.toHaveProperty('overall');
+    const alone = compareRuns(
+      side([...tasks(BASE_12), ...cell(5, 5, { mode: 'navigation' })]),
+      side([...tasks(BASE_12), ...cell(0, 5, { mode: 'navigation' })]),
+    );
+    // Navigation has one task (overlap decides it); hinted alone is the family.
+    expect(alone.groups.map((g) => [g.mode, g.verdict, g.verdict_rule])).toEqual([
+      ['hinted', 'not distinguishable from noise', 'paired'],
+      ['navigation', 'regression', 'overlap'],
+    ]);
+  });
+
+  it('each task weighs once in the headline rates; trials stay pooled for the overlap rule', () => {
+    // t1 (tier 3) 5/5 -> 5/5, t2 (tier 1) 0/1 -> 1/1: over tasks 50% -> 100%; pooled 5/6 -> 6/6.
+    const c = compareRuns(
+      side([...cell(5, 5), ...cell(0, 1, { task_id: 't2' })]),
+      side([...cell(5, 5), ...cell(1, 1, { task_id: 't2' })]),
+    );
+    const g = c.groups[0];
+    expect([g.base_tasks.pass_rate, g.candidate_tasks.pass_rate]).toEqual([0.5, 1]);
+    expect([g.base.passed, g.base.scored, g.candidate.passed]).toEqual([5, 6, 6]);
+    expect(g.base_tasks.tasks).toBe(2);
   });
 
   it('infra errors stay beside the rates: 5/5 + 3 errors -> 0/5 is still 5/5 vs 0/5', () => {
@@ -62,7 +130,22 @@ describe('verdicts', () => {
     const errs = [1, 2, 3, 4, 5].map((attempt) => trial({ status: 'error', attempt }));
     const c = compareRuns(side(cell(5, 5)), side(errs));
     expect(c.groups[0].candidate.scored).toBe(0);
+    expect(c.groups[0].paired.tasks).toBe(0);
     expect(c.groups[0].verdict).toBe('not distinguishable from noise');
+  });
+
+  it('the same stored runs give the same verdicts, p-values and intervals', () => {
+    const a = compareRuns(side(tasks(BASE_12)), side(tasks(CAND_12)));
+    const b = compareRuns(side([...tasks(BASE_12)].reverse()), side(tasks(CAND_12)));
+    expect(JSON.stringify(b.groups)).toBe(JSON.stringify(a.groups));
+  });
+
+  it('nothing shared: says there is nothing to pair or overlap', () => {
+    const c = compareRuns(side(cell(1, 1, { model: 'a' })), side(cell(1, 1, { model: 'b' })));
+    expect(c.groups).toEqual([]);
+    expect(c.warnings.join('\n')).toMatch(
+      /nothing compared: the runs share no task scored with the same provider, model and mode/,
+    );
   });
 
   it('flags non-deterministic groups', () => {
@@ -81,7 +164,7 @@ describe('label shifts', () => {
       trial({ status: 'error', mode: 'navigation', attempt: 99 }),
     ];
     const c = compareRuns(side(base), side(cand));
-    const s = c.overall.label_shifts;
+    const s = c.label_shifts;
     expect(s[0].label).toBe('insufficient_context_read');
     expect(s[0].base).toEqual({ count: 13, share: 13 / 21 });
     expect(s[0].candidate).toEqual({ count: 4, share: 4 / 19 });
@@ -98,7 +181,7 @@ describe('label shifts', () => {
       side(cell(5, 25, {}, 'zero_signal')),
       side(cell(22, 25, {}, 'zero_signal')),
     );
-    const z = c.overall.label_shifts.find((x) => x.label === 'zero_signal')!;
+    const z = c.label_shifts.find((x) => x.label === 'zero_signal')!;
     expect([z.base.count, z.candidate.count, z.distinguishable]).toEqual([20, 3, true]);
   });
 
@@ -107,7 +190,7 @@ describe('label shifts', () => {
       side(cell(0, 2, {}, 'zero_signal')),
       side(cell(0, 2, {}, 'hallucinated_api')),
     );
-    const byLabel = Object.fromEntries(c.overall.label_shifts.map((s) => [s.label, s]));
+    const byLabel = Object.fromEntries(c.label_shifts.map((s) => [s.label, s]));
     expect(byLabel.zero_signal.candidate).toEqual({ count: 0, share: 0 });
     expect(byLabel.hallucinated_api.base).toEqual({ count: 0, share: 0 });
     expect(byLabel.zero_signal.distinguishable).toBe(false);
@@ -120,8 +203,7 @@ describe('caveats', () => {
       side([...cell(5, 5), ...cell(5, 5, { task_id: 'old' }), ...cell(1, 1, { model: 'gone' })]),
       side([...cell(5, 5), ...cell(0, 5, { task_id: 'new' })]),
     );
-    expect(c.overall.base.scored).toBe(5);
-    expect(c.overall.candidate.scored).toBe(5);
+    expect(c.label_scored).toEqual({ base: 5, candidate: 5 });
     expect(c.groups[0].verdict).toBe('not distinguishable from noise');
     expect(c.tasks).toEqual({ shared: 1, only_in_base: ['old'], only_in_candidate: ['new'] });
     expect(c.only_in_base).toEqual(['p/gone hinted']);
@@ -171,7 +253,7 @@ describe('caveats', () => {
     const c = compareRuns({ ...side(base), tiers }, { ...side(cand), tiers });
     expect(c.excluded_undersampled).toEqual(['t1 p/m hinted']);
     expect(c.regressions).toBe(0);
-    expect(c.overall.base).toMatchObject({ passed: 1, scored: 1 }); // t2 only
+    expect(c.label_scored.base).toBe(1); // t2 only
     expect(c.groups.map((g) => [g.model, g.verdict])).toEqual([
       ['m2', 'not distinguishable from noise'],
     ]);
@@ -221,10 +303,10 @@ describe('caveats', () => {
       collapsed: true,
     };
     const c = compareRuns(side(b), side(k), audit);
-    expect(c.overall.label_shifts.map((s) => s.label)).toEqual(['implementation_error']);
+    expect(c.label_shifts.map((s) => s.label)).toEqual(['implementation_error']);
     expect(c.audit).toBe(audit);
     const raw = compareRuns(side(b), side(k));
-    expect(raw.overall.label_shifts.map((s) => s.label).sort()).toEqual([
+    expect(raw.label_shifts.map((s) => s.label).sort()).toEqual([
       'hallucinated_api',
       'wrong_abstraction_layer',
     ]);

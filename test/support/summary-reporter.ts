@@ -12,8 +12,13 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') counts.failed++;
         else counts.skipped++;
       }
-    // A module that failed to load has no tests to count but is a failure all the same.
-    counts.failed += modules.filter((m) => m.state() === 'failed' && !m.children.size).length;
+    // A module that failed to load, or whose afterAll failed (test/support/temp-dirs.ts: a mount
+    // left standing), has no failed test to count but is a failure all the same.
+    counts.failed += modules.filter(
+      (m) =>
+        m.state() === 'failed' &&
+        ![...m.children.allTests()].some((t) => t.result().state === 'failed'),
+    ).length;
     const skipped = counts.skipped ? `, ${counts.skipped} skipped` : '';
     process.stdout.write(`\nTests: ${counts.passed} passed, ${counts.failed} failed${skipped}\n`);
   }

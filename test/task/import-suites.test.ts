@@ -26,7 +26,7 @@ describe('guessSuites: JavaScript and TypeScript runners', () => {
       {
         name: 'js',
         language: 'javascript',
-        command: 'npx jest --ci --json --outputFile=.nanobench-results.json',
+        command: `node -e 'require("jest").run(["--ci","--json","--outputFile=.nanobench-results.json"])'`,
         format: 'jest-json',
         result_file: '.nanobench-results.json',
         test_files: ['src/__tests__/'],
@@ -75,7 +75,7 @@ describe('guessSuites: JavaScript and TypeScript runners', () => {
       ['test/a.js'],
     );
     expect(g.suites[0]).toMatchObject({
-      command: 'npx mocha --reporter tap "test/**/*.js"',
+      command: `node -e 'require("mocha/lib/cli/cli.js").main(["--reporter","tap","test/**/*.js"])'`,
       format: 'tap',
     });
     expect(g.install_command).toBe('npx --yes yarn@1 install --frozen-lockfile');
@@ -112,7 +112,7 @@ describe('guessSuites: JavaScript and TypeScript runners', () => {
       ['web/test/a.test.js'],
     );
     expect(g.suites[0]).toMatchObject({
-      command: 'cd web && npx jest --ci --json --outputFile=.nanobench-results.json',
+      command: `cd web && node -e 'require("jest").run(["--ci","--json","--outputFile=.nanobench-results.json"])'`,
       result_file: 'web/.nanobench-results.json',
       test_files: ['web/test/'],
     });
@@ -164,7 +164,7 @@ describe('guessSuites: scripts with several runner invocations (issue 11)', () =
       ['test/a.spec.ts'],
     );
     expect(g.suites[0].command).toBe(
-      'npx mocha --reporter tap --require ts-node/register "test/**/*.spec.ts"',
+      `node -e 'require("mocha/lib/cli/cli.js").main(["--reporter","tap","--require","ts-node/register","test/**/*.spec.ts"])'`,
     );
   });
 });
@@ -176,12 +176,13 @@ describe("guessSuites --narrow: the PR's test files only", () => {
         'package.json': pkg('mocha --require test/support/env.js --check-leaks "test/**/*.js"', {
           mocha: '10',
         }),
+        'test/a.js': '',
       }),
       ['test/a.js', 'test/support/env.js', 'test/fixtures/data.js', 'test/__snapshots__/a.snap'],
       { narrow: true },
     );
     expect(g.suites[0].command).toBe(
-      'npx mocha --reporter tap --require test/support/env.js --check-leaks test/a.js',
+      `node -e 'require("mocha/lib/cli/cli.js").main(["--reporter","tap","--require","test/support/env.js","--check-leaks","test/a.js"])'`,
     );
     expect(g.notes.join('\n')).toMatch(/narrowed to the PR's 1 test file\(s\): test\/a.js/);
   });
@@ -190,6 +191,7 @@ describe("guessSuites --narrow: the PR's test files only", () => {
     const g = guessSuites(
       repo({
         'web/package.json': pkg('jest', { jest: '29' }),
+        'web/test/a.test.js': '',
         'api/tests/test_a.py': 'import pytest\n',
         'api/tests/conftest.py': '',
       }),
@@ -197,9 +199,18 @@ describe("guessSuites --narrow: the PR's test files only", () => {
       { narrow: true },
     );
     expect(g.suites.map((s) => s.command)).toEqual([
-      'cd web && npx jest --ci --json --outputFile=.nanobench-results.json test/a.test.js',
-      'cd api && python3 -m pytest -p no:cacheprovider -q --junitxml=.nanobench-results.xml tests/test_a.py',
+      `cd web && node -e 'require("jest").run(["--ci","--json","--outputFile=.nanobench-results.json","test/a.test.js"])'`,
+      "cd api && PYTEST_ADDOPTS='-p no:cacheprovider -q --junitxml=.nanobench-results.xml' python3 -m pytest tests/test_a.py",
     ]);
+  });
+
+  it('never points the runner at a test file the PR deletes', () => {
+    const g = guessSuites(
+      repo({ 'package.json': pkg('node --test tests/'), 'tests/a.test.js': '' }),
+      ['tests/a.test.js', 'tests/removed.test.js'],
+      { narrow: true },
+    );
+    expect(g.suites[0].command).toBe('node --test --test-reporter=tap tests/a.test.js');
   });
 
   it("keeps the script's own arguments when the PR changes no runnable test file", () => {
@@ -208,7 +219,9 @@ describe("guessSuites --narrow: the PR's test files only", () => {
       ['test/fixtures/input.js'],
       { narrow: true },
     );
-    expect(g.suites[0].command).toBe('npx mocha --reporter tap test/');
+    expect(g.suites[0].command).toBe(
+      `node -e 'require("mocha/lib/cli/cli.js").main(["--reporter","tap","test/"])'`,
+    );
     expect(g.notes.join('\n')).toMatch(/script's own arguments were kept/);
   });
 });
@@ -230,17 +243,65 @@ describe('guessSuites: Python', () => {
     expect(g.install_command).toBeNull();
   });
 
-  it('pytest (JUnit XML) when a test imports it; dependencies go into a .venv', () => {
+  it('pytest (JUnit XML) when a test imports it; a pure-Python project installs nothing', () => {
     const g = guessSuites(
-      repo({ 'pyproject.toml': '[project]\nname = "x"\n', 'tests/test_a.py': 'import pytest\n' }),
+      repo({
+        'pyproject.toml':
+          '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n[project]\nname = "x"\nrequires-python = ">=3.9"\ndependencies = []\n',
+        'src/x/__init__.py': '',
+        'tests/test_a.py': 'import pytest\n',
+      }),
       ['tests/test_a.py'],
     );
     expect(g.suites[0]).toMatchObject({
       command:
-        '.venv/bin/python -m pytest -p no:cacheprovider -q --junitxml=.nanobench-results.xml',
+        "PYTHONPATH=src PYTEST_ADDOPTS='-p no:cacheprovider -q --junitxml=.nanobench-results.xml' python3 -m pytest",
       format: 'junit-xml',
       result_file: '.nanobench-results.xml',
     });
+    expect(g.install_command).toBe(
+      "python3 -c 'import sys; assert sys.version_info >= (3, 9)' || { echo 'needs Python >= 3.9 as python3' >&2; exit 1; } && python3 -c 'import pytest' || { echo 'needs pytest: apt-get install python3-pytest' >&2; exit 1; }",
+    );
+    expect(g.notes.join('\n')).toMatch(
+      /pure-Python project: nothing installed.*standard library only/,
+    );
+  });
+
+  it("a pure-Python project's requirements are checked as Debian's python3-* modules, never downloaded", () => {
+    const g = guessSuites(
+      repo({
+        'pyproject.toml': `[project]
+name = "x"
+dependencies = ["PyYAML>=6", "colorama; sys_platform == 'win32'", "tomli>=1.1; python_version < '3.11'"]
+[project.optional-dependencies]
+test = ["pytest>=7", "pretend"]
+`,
+        'x/__init__.py': '',
+        'tests/test_a.py': 'import pytest\n',
+      }),
+      ['tests/test_a.py'],
+    );
+    expect(g.suites[0].command).toMatch(/^PYTHONPATH=\. PYTEST_ADDOPTS=/);
+    expect(g.install_command).toContain(
+      "python3 -c 'import pretend' || { echo 'needs pretend: apt-get install python3-pretend'",
+    );
+    expect(g.install_command).toContain(
+      "python3 -c 'import yaml' || { echo 'needs yaml: apt-get install python3-yaml'",
+    );
+    // Windows-only and backports for older Pythons are not requirements here.
+    expect(g.install_command).not.toMatch(/colorama|tomli/);
+  });
+
+  it('a project that must be compiled still gets a .venv and pip', () => {
+    const g = guessSuites(
+      repo({
+        'pyproject.toml':
+          '[build-system]\nrequires = ["maturin>=1"]\nbuild-backend = "maturin"\n[project]\nname = "x"\n',
+        'tests/test_a.py': 'import pytest\n',
+      }),
+      ['tests/test_a.py'],
+    );
+    expect(g.suites[0].command).toMatch(/\.venv\/bin\/python -m pytest$/);
     expect(g.install_command).toMatch(/^python3 -m venv \.venv && .*pip install -q -e \. pytest$/);
   });
 

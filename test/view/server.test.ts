@@ -200,9 +200,18 @@ describe('the viewer server', () => {
       compareSide(reader, reader.getRun('base')!),
       compareSide(reader, reader.getRun('cand')!),
     );
-    expect(c.overall.verdict).toBe('regression');
+    // One task: too few to pair, so the overlap rule decides (5/5 -> 0/5 separates).
+    expect(c.groups.map((g) => [g.verdict, g.verdict_rule])).toEqual([['regression', 'overlap']]);
     const verdicts = [...r.text.matchAll(/<span class="verdict[^"]*">([^<]+)</g)].map((m) => m[1]);
-    expect(verdicts).toEqual([...c.groups.map((g) => g.verdict), c.overall.verdict]);
+    expect(verdicts).toEqual(c.groups.map((g) => g.verdict));
+    expect(r.text).toMatch(
+      /Regressed in 1 of 1 group: p\/m hinted \(overlap rule: 5\/5 → 0\/5 trials\)/,
+    );
+    expect(r.text).toContain('cannot pair');
+    // ?rule=overlap decides by the whitepaper's rule, as --rule does; a bad rule is a 400.
+    const overlap = await get('/compare?base=base&candidate=cand&rule=overlap');
+    expect(overlap.text).toMatch(/Verdicts by the overlap rule/);
+    expect((await get('/compare?base=base&candidate=cand&rule=both')).status).toBe(400);
   });
 
   it('streams the progress of a run in progress, then its end', async () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { GraderName, GraderRunner } from './grader.js';
+import { type GraderName, type GraderRunner, isGraderFailure } from './grader.js';
 
 const CaseSchema = z
   .object({
@@ -29,7 +29,8 @@ export interface CaseResult {
   grader: GraderName;
   why: string;
   expected: number;
-  got: number;
+  /** null: the grader failed on the case (crashed, timed out, returned no number). */
+  got: number | null;
   reason: string;
   ok: boolean;
 }
@@ -59,13 +60,14 @@ export async function runGraderTests(
         );
       }
       const g = await grade(grader, file);
+      const got = isGraderFailure(g) ? null : g.reward;
       out.push({
         grader,
         why: c.why,
         expected: c.reward,
-        got: g.reward,
-        reason: g.reason,
-        ok: Math.abs(g.reward - c.reward) <= c.tolerance,
+        got,
+        reason: isGraderFailure(g) ? `${g.failure}: ${g.reason}` : g.reason,
+        ok: got !== null && Math.abs(got - c.reward) <= c.tolerance,
       });
     }
     return out;

@@ -1,9 +1,12 @@
 // Running a task's grader (judge/score.py, judge/final.py: `grade(path) -> {"reward", "reason"}`)
-// on one submission. The judge never trusts it: a crash, a timeout, output that is not the
-// expected JSON, or a reward that is not a finite number scores 0 with the reason, and the
-// judge goes on. Two runners: in a container of the judge's image (trials: the grader may run
-// what the agent submitted), and on the host's python3 (the offline grader tests of our own
-// tasks, and `nanobench task check`'s grader cases).
+// on one submission. The judge never trusts it: a crash, a timeout, or a reward that is not a
+// finite number (NaN, None, a string, a boolean) is a failure of the grader, not a grade: the
+// trial becomes an infra error of the grader (stage `grader`), never `no_reward 0.0` for what
+// may have been a valid submission. A malformed submission is the grader's to score 0 with a
+// reason (its grader_tests.json cases say so; `nanobench task check --graders` runs them). Two
+// runners: in a container of the judge's image (trials: the grader may run what the agent
+// submitted), and on the host's python3 (the offline grader tests of our own tasks, and `nanobench
+// task check`'s grader cases).
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { run } from '../../util/process.js';
@@ -15,8 +18,18 @@ export interface Grade {
   reason: string;
 }
 
+/** How a grader failed to grade: the infra error's code, and what it printed or returned. */
+export interface GraderFailure {
+  failure: 'crashed' | 'timed_out' | 'bad_reward' | 'missing';
+  reason: string;
+}
+
+export type GradeResult = Grade | GraderFailure;
+
+export const isGraderFailure = (g: GradeResult): g is GraderFailure => 'failure' in g;
+
 /** Runs grader `name` on the submission file (null: nothing was submitted). */
-export type GraderRunner = (name: GraderName, submission: string | null) => Promise<Grade>;
+export type GraderRunner = (name: GraderName, submission: string | null) => Promise<GradeResult>;
 
 /**
  * Imports the grader by path and prints its verdict as one JSON line. `-I` (isolated mode): no
@@ -29,24 +42,35 @@ spec = importlib.util.spec_from_file_location("nanobench_grader", path)
 mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)
 out = mod.grade(pathlib.Path(sub) if sub else None)
-reward = float(out["reward"])
-if not math.isfinite(reward):
-    raise ValueError("reward is not a finite number")
-print("NANOBENCH_GRADE " + json.dumps({"reward": reward, "reason": str(out.get("reason", ""))}))
+reward = out.get("reward") if isinstance(out, dict) else None
+if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not math.isfinite(reward):
+    print("NANOBENCH_BAD_GRADE " + json.dumps({"got": repr(out)[:200]}))
+else:
+    print("NANOBENCH_GRADE " + json.dumps({"reward": reward, "reason": str(out.get("reason", ""))}))
 `;
 
-/** The verdict in a grader's output, or why there is none (then it scores 0). */
+/** The verdict in a grader's output, or how the grader failed to give one. */
 export function readGrade(r: {
   exitCode: number | null;
   stdout: string;
   stderr: string;
   timedOut: boolean;
-}): Grade {
-  if (r.timedOut) return { reward: 0, reason: 'the grader timed out' };
+}): GradeResult {
+  if (r.timedOut) return { failure: 'timed_out', reason: 'the grader timed out' };
   const line = r.stdout
     .split('\n')
     .reverse()
-    .find((l) => l.startsWith('NANOBENCH_GRADE '));
+    .find((l) => l.startsWith('NANOBENCH_GRADE ') || l.startsWith('NANOBENCH_BAD_GRADE '));
+  if (r.exitCode === 0 && line?.startsWith('NANOBENCH_BAD_GRADE ')) {
+    let got = '?';
+    try {
+      got = String(JSON.parse(line.slice('NANOBENCH_BAD_GRADE '.length)).got);
+    } catch {}
+    return {
+      failure: 'bad_reward',
+      reason: `grade() returned ${got}: its "reward" must be a finite number`,
+    };
+  }
   if (r.exitCode === 0 && line) {
     try {
       const g = JSON.parse(line.slice('NANOBENCH_GRADE '.length)) as Grade;
@@ -56,8 +80,8 @@ export function readGrade(r: {
   }
   const last = r.stderr.trim().split('\n').pop() ?? '';
   return {
-    reward: 0,
-    reason: `the grader failed on this submission (exit ${r.exitCode}${last ? `: ${last.slice(0, 300)}` : ''})`,
+    failure: 'crashed',
+    reason: `the grader failed (exit ${r.exitCode}${last ? `: ${last.slice(0, 300)}` : ''})`,
   };
 }
 
@@ -65,10 +89,11 @@ export function readGrade(r: {
 export function hostGrader(judgeDir: string, timeoutSec = 60): GraderRunner {
   return async (name, submission) => {
     const file = join(judgeDir, `${name}.py`);
-    if (!existsSync(file)) return { reward: 0, reason: `judge/${name}.py is missing` };
+    if (!existsSync(file)) return { failure: 'missing', reason: `judge/${name}.py is missing` };
+    // -B: no __pycache__ written into the task's judge directory (-I ignores PYTHON* variables).
     const r = await run(
       'python3',
-      ['-I', '-c', GRADER_MAIN, file, ...(submission ? [submission] : [])],
+      ['-I', '-B', '-c', GRADER_MAIN, file, ...(submission ? [submission] : [])],
       {
         cwd: judgeDir,
         timeoutMs: timeoutSec * 1000,
@@ -105,7 +130,7 @@ export function containerGrader(
 ): GraderRunner {
   return async (name, submission) => {
     if (!existsSync(join(judgeDir, `${name}.py`)))
-      return { reward: 0, reason: `judge/${name}.py is missing` };
+      return { failure: 'missing', reason: `judge/${name}.py is missing` };
     const g = graderArgv({ judgeDir, name, submission });
     const args = ['run', '--rm', ...engine.runtimeArgs, '--network', 'none', '--cap-drop', 'ALL'];
     args.push('--security-opt', 'no-new-privileges', ...engine.ulimits, '--pids-limit', '256');

@@ -16,7 +16,9 @@
 //
 // Only the agent port is bridged into the agent's sandbox; the verifier port only into the
 // verifier's. The grader runs out of the agent's reach (src/harbor/judge/grader.ts), and a
-// malformed submission scores 0 with a reason: nothing an agent sends can crash the judge.
+// malformed submission scores 0 with a reason: nothing an agent sends can crash the judge. A
+// grader that fails to grade (crashes, times out, returns no number) is recorded as such, the
+// agent is told (502), and the trial becomes an infra error of the grader (graderFailure()).
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -24,7 +26,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JudgeConfig } from '../task.js';
-import type { Grade, GraderRunner } from './grader.js';
+import {
+  type Grade,
+  type GradeResult,
+  type GraderFailure,
+  type GraderRunner,
+  isGraderFailure,
+} from './grader.js';
 
 /** Largest submission accepted, in bytes (413 beyond). */
 export const MAX_SUBMISSION_BYTES = 10 * 1024 * 1024;
@@ -33,8 +41,10 @@ export interface Submission {
   n: number;
   at: string;
   bytes: number;
+  /** 0 when the grader failed on it (`failure`); such a submission is never the best. */
   reward: number;
   reason: string;
+  failure?: GraderFailure['failure'];
 }
 
 export interface FinalGrade {
@@ -45,7 +55,17 @@ export interface FinalGrade {
   session_reward: number | null;
   /** Whether judge/final.py graded it (else the final reward is the session reward). */
   final_grader: boolean;
+  /** judge/final.py failed to grade it: the reward means nothing. */
+  failure?: GraderFailure['failure'];
   submissions: Submission[];
+}
+
+/** The first time a grader failed to grade, in this trial. */
+export interface JudgeGraderFailure {
+  grader: 'score' | 'final';
+  submission: number;
+  failure: GraderFailure['failure'];
+  reason: string;
 }
 
 export interface Judge {
@@ -54,6 +74,8 @@ export interface Judge {
   token: string;
   /** The log so far (for the trial's artifacts). */
   state(): { submissions: Submission[]; locked: boolean; final: FinalGrade | null };
+  /** The grader's first failure to grade, if any: the trial cannot be scored. */
+  graderFailure(): JudgeGraderFailure | undefined;
   close(): Promise<void>;
 }
 
@@ -106,11 +128,27 @@ export async function startJudge(o: JudgeOptions): Promise<Judge> {
     return p;
   };
   const { max_submissions: max, min_interval_sec: interval } = o.config;
+  let failed: JudgeGraderFailure | undefined;
   const best = (): Submission | undefined =>
     submissions.reduce<Submission | undefined>(
-      (b, s) => (!b || s.reward > b.reward ? s : b),
+      (b, s) => (s.failure ? b : !b || s.reward > b.reward ? s : b),
       undefined,
     );
+  /** A grader's verdict, or its failure recorded and turned into a 0 that is never the best. */
+  const grade = async (
+    grader: 'score' | 'final',
+    n: number,
+  ): Promise<Grade & { failure?: GraderFailure['failure'] }> => {
+    let g: GradeResult;
+    try {
+      g = await o.grade(grader, fileOf(n));
+    } catch (e) {
+      g = { failure: 'crashed', reason: `the grader could not run: ${(e as Error).message}` };
+    }
+    if (!isGraderFailure(g)) return g;
+    failed ??= { grader, submission: n, failure: g.failure, reason: g.reason };
+    return { reward: 0, reason: g.reason, failure: g.failure };
+  };
   const status = () => ({
     used: submissions.length,
     remaining: Math.max(0, max - submissions.length),
@@ -149,14 +187,18 @@ export async function startJudge(o: JudgeOptions): Promise<Judge> {
       lastAt = t;
       const n = submissions.length + 1;
       writeFileSync(fileOf(n), body);
-      let g: Grade;
-      try {
-        g = await o.grade('score', fileOf(n));
-      } catch (e) {
-        g = { reward: 0, reason: `the grader could not run: ${(e as Error).message}` };
-      }
-      const s = { n, at: new Date(t).toISOString(), bytes: body.length, ...g };
+      const g = await grade('score', n);
+      const s: Submission = { n, at: new Date(t).toISOString(), bytes: body.length, ...g };
       submissions.push(s);
+      if (g.failure)
+        return {
+          status: 502,
+          body: {
+            submission: n,
+            error: `the grader failed on this submission (${g.failure}); this trial will not be scored`,
+            ...status(),
+          },
+        };
       return {
         status: 200,
         body: { submission: n, reward: s.reward, reason: s.reason, ...status() },
@@ -176,14 +218,11 @@ export async function startJudge(o: JudgeOptions): Promise<Judge> {
           submissions: [...submissions],
         };
       else {
-        let g: Grade = { reward: b.reward, reason: b.reason };
-        if (o.hasFinal) {
-          try {
-            g = await o.grade('final', fileOf(b.n));
-          } catch (e) {
-            g = { reward: 0, reason: `the final grader could not run: ${(e as Error).message}` };
-          }
-        }
+        let g: Grade & { failure?: GraderFailure['failure'] } = {
+          reward: b.reward,
+          reason: b.reason,
+        };
+        if (o.hasFinal) g = await grade('final', b.n);
         final = {
           ...g,
           submission: b.n,
@@ -249,6 +288,7 @@ export async function startJudge(o: JudgeOptions): Promise<Judge> {
     verifierUrl: `http://127.0.0.1:${verifierPort}`,
     token,
     state: () => ({ submissions: [...submissions], locked: status().locked, final }),
+    graderFailure: () => failed,
     close: async () => {
       await Promise.all(
         [agent, verifier].map(

@@ -1,38 +1,75 @@
 // Two runs compared: the same Comparison as `nanobench compare` (compareRuns over the same
-// sides), rendered as a page: verdicts per provider/model/mode and overall, caveats, label shifts.
+// sides), rendered as a page: the statement over groups, the rule and what it could detect,
+// caveats, one row per provider/model/mode with the paired verdict beside the overlap verdict,
+// and the label shifts. ?rule=overlap makes the whitepaper's rule decide, as --rule does.
 import type { FC } from 'hono/jsx';
 import { auditSentence } from '../../audit/policy.js';
-import { ciText, modelName, NON_DET_MARK, passedText, pct } from '../../report/format.js';
+import {
+  agentsOf,
+  detectableText,
+  headline,
+  powerSentence,
+  pText,
+  ruleSentence,
+} from '../../report/compare-words.js';
+import {
+  ciText,
+  modelName,
+  NON_DET_MARK,
+  passedText,
+  pct,
+  ppInterval,
+  ppText,
+} from '../../report/format.js';
 import type { Comparison, GroupComparison } from '../../stats/compare.js';
+import type { TaskWeightedRate } from '../../stats/tasks.js';
 import type { RunRecord } from '../../store/store.js';
 import { Layout } from './layout.js';
 import { runHref } from './run.js';
 
-const verdictClass = (v: string) =>
+const verdictClass = (v: string | null) =>
   v === 'regression' ? 'badge fail' : v === 'improvement' ? 'badge pass' : 'badge';
 
+const rateText = (r: TaskWeightedRate) =>
+  r.pass_rate === null ? '—' : `${pct(r.pass_rate)} [${ciText(r.ci95)}]`;
+
 const Row: FC<{ g: GroupComparison; name: string }> = ({ g, name }) => {
+  const p = g.paired;
   const mean = (x: number | null) => (x === null ? '—' : x.toFixed(2));
-  const delta =
-    g.mean_delta === null ? '—' : `${g.mean_delta >= 0 ? '+' : ''}${g.mean_delta.toFixed(2)}`;
   return (
-    <tr data-group={`${g.provider}/${g.model} ${g.mode ?? 'all'}`}>
+    <tr data-group={`${g.provider}/${g.model} ${g.mode}`} data-rule={g.verdict_rule}>
       <td>
         {name}
         {g.non_deterministic ? <span class="mark"> {NON_DET_MARK}</span> : ''}
       </td>
-      <td>{g.mode ?? 'all'}</td>
+      <td>{g.mode}</td>
+      <td class="num">{p.tasks}</td>
+      <td class="num">{rateText(g.base_tasks)}</td>
+      <td class="num">{rateText(g.candidate_tasks)}</td>
       <td class="num">
-        {passedText(g.base)} {ciText(g.base.ci95)}
+        {p.tasks ? `${ppText(p.pass_rate.estimate)} ${ppInterval(p.pass_rate.ci95)}` : '—'}
+      </td>
+      <td class="num">{p.p_holm === null ? '—' : pText(p.p_holm)}</td>
+      <td>
+        <span class={`paired-verdict ${verdictClass(p.verdict)}`}>
+          {p.verdict ?? 'cannot pair'}
+        </span>
       </td>
       <td class="num">
-        {passedText(g.candidate)} {ciText(g.candidate.ci95)}
-      </td>
-      <td class="num">
-        {mean(g.base.mean_score)} → {mean(g.candidate.mean_score)} ({delta})
+        {passedText(g.base)} {ciText(g.base.ci95)} → {passedText(g.candidate)}{' '}
+        {ciText(g.candidate.ci95)}
       </td>
       <td>
-        <span class={`verdict ${verdictClass(g.verdict)}`}>{g.verdict}</span>
+        <span class={`overlap-verdict ${verdictClass(g.overlap.verdict)}`}>
+          {g.overlap.verdict}
+        </span>
+      </td>
+      <td>
+        <span class={`verdict ${verdictClass(g.verdict)}`}>{g.verdict}</span> ({g.verdict_rule})
+      </td>
+      <td class="num">{detectableText(g)}</td>
+      <td class="num">
+        {mean(g.base_tasks.mean_score)} → {mean(g.candidate_tasks.mean_score)}
       </td>
       <td class="num">
         {g.base.errors} / {g.candidate.errors}
@@ -41,16 +78,47 @@ const Row: FC<{ g: GroupComparison; name: string }> = ({ g, name }) => {
   );
 };
 
+const Shifts: FC<{ c: Comparison }> = ({ c }) => {
+  const shifts = c.label_shifts.filter((s) => s.base.count !== s.candidate.count);
+  const share = (x: number | null) => (x === null ? '—' : pct(x));
+  if (!shifts.length) return <p>No label changed its count.</p>;
+  return (
+    <table id="shifts-table">
+      <thead>
+        <tr>
+          <th>label</th>
+          <th>base</th>
+          <th>candidate</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {shifts.map((s) => (
+          <tr>
+            <td>{s.label}</td>
+            <td class="num">
+              {share(s.base.share)} ({s.base.count}/{c.label_scored.base})
+            </td>
+            <td class="num">
+              {share(s.candidate.share)} ({s.candidate.count}/{c.label_scored.candidate})
+            </td>
+            <td>{s.distinguishable ? <strong>distinguishable</strong> : 'within noise'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+};
+
 export const ComparePageView: FC<{ base: RunRecord; candidate: RunRecord; c: Comparison }> = ({
   base,
   candidate,
   c,
 }) => {
-  const agents =
-    c.base.agent === c.candidate.agent ? c.base.agent : `${c.base.agent} → ${c.candidate.agent}`;
-  const count = (v: string) => c.groups.filter((g) => g.verdict === v).length;
-  const shifts = c.overall.label_shifts.filter((s) => s.base.count !== s.candidate.count);
-  const share = (x: number | null) => (x === null ? '—' : pct(x));
+  const agents = agentsOf(c);
+  const other = c.rule === 'paired' ? 'overlap' : 'paired';
+  const otherHref = `/compare?base=${encodeURIComponent(base.id)}&candidate=${encodeURIComponent(candidate.id)}&rule=${other}`;
+  const found = c.regressions ? 'regression' : c.improvements ? 'improvement' : null;
   return (
     <Layout
       kind="compare"
@@ -62,14 +130,21 @@ export const ComparePageView: FC<{ base: RunRecord; candidate: RunRecord; c: Com
         <a href={runHref(candidate.id)}>{candidate.id}</a> (candidate)
       </h1>
       <p id="compare-result">
-        Result: overall{' '}
-        <span id="overall-verdict" class={verdictClass(c.overall.verdict)}>
-          {c.overall.verdict}
-        </span>
-        ; per model and mode: {count('regression')} regression(s), {count('improvement')}{' '}
-        improvement(s), {count('not distinguishable from noise')} not distinguishable from noise. A
-        change counts only when the 95% Wilson intervals of the two pass rates do not overlap.
+        <span id="headline-verdict" class={verdictClass(found)}>
+          {found ?? 'no change beyond noise'}
+        </span>{' '}
+        {headline(c)}
       </p>
+      <p class="meta" id="compare-rule">
+        {ruleSentence(c)} <a href={otherHref}>Decide by the {other} rule instead</a>.
+      </p>
+      {c.groups.length ? (
+        <p class="meta" id="compare-power">
+          {powerSentence(c)}
+        </p>
+      ) : (
+        ''
+      )}
       {c.warnings.map((w) => (
         <p class="note">⚠ {w}</p>
       ))}
@@ -79,10 +154,17 @@ export const ComparePageView: FC<{ base: RunRecord; candidate: RunRecord; c: Com
             <tr>
               <th>model</th>
               <th>mode</th>
-              <th>base passed [95% CI]</th>
-              <th>candidate passed [95% CI]</th>
+              <th>tasks</th>
+              <th>base, each task once [95% CI]</th>
+              <th>candidate [95% CI]</th>
+              <th>Δ pass rate, paired [95% CI]</th>
+              <th>p (Holm)</th>
+              <th>paired</th>
+              <th>trials passed, base → candidate [95% CI]</th>
+              <th>overlap</th>
+              <th>verdict (rule)</th>
+              <th>detectable</th>
               <th>mean score</th>
-              <th>verdict</th>
               <th>infra errors (base / candidate)</th>
             </tr>
           </thead>
@@ -90,43 +172,15 @@ export const ComparePageView: FC<{ base: RunRecord; candidate: RunRecord; c: Com
             {c.groups.map((g) => (
               <Row g={g} name={modelName(g.provider, g.model, agents)} />
             ))}
-            <Row g={c.overall} name="overall" />
           </tbody>
         </table>
       </section>
       <section>
-        <h2>Label shifts (share of scored trials, overall)</h2>
+        <h2>Label shifts (share of scored trials, all groups together)</h2>
         <p class="meta" id="audit">
-          {auditSentence(c.audit)}
+          Descriptive, not a verdict. {auditSentence(c.audit)}
         </p>
-        {shifts.length ? (
-          <table id="shifts-table">
-            <thead>
-              <tr>
-                <th>label</th>
-                <th>base</th>
-                <th>candidate</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {shifts.map((s) => (
-                <tr>
-                  <td>{s.label}</td>
-                  <td class="num">
-                    {share(s.base.share)} ({s.base.count}/{c.overall.base.scored})
-                  </td>
-                  <td class="num">
-                    {share(s.candidate.share)} ({s.candidate.count}/{c.overall.candidate.scored})
-                  </td>
-                  <td>{s.distinguishable ? <strong>distinguishable</strong> : 'within noise'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <p>No label changed its count.</p>
-        )}
+        <Shifts c={c} />
       </section>
     </Layout>
   );

@@ -7,6 +7,7 @@ import { sandboxWarning } from '../../integrity/report.js';
 import {
   ciText,
   costText,
+  halfWidthText,
   modelName,
   NO_EVIDENCE_MARK,
   NON_DET_MARK,
@@ -14,10 +15,13 @@ import {
   passedText,
   pct,
   plural,
+  precisionSentence,
   score2,
+  taskRateText,
   tokensText,
   UNDERSAMPLED_MARK,
 } from '../../report/format.js';
+import { MODEL_HEADER, RATES_SENTENCE } from '../../report/markdown.js';
 import type { MatrixCell } from '../../report/matrix.js';
 import type { TrialIndexRow } from '../../store/store.js';
 import {
@@ -169,9 +173,8 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
           {r.run.status}
         </span>{' '}
         · trials <span id="run-trials">{`${r.run.trials}/${r.run.plan_size}`}</span> · scored{' '}
-        {r.overall.scored} · passed {passedText(r.overall)}
-        {r.overall.scored ? `, 95% CI ${ciText(r.overall.ci95)}` : ''} · infra errors{' '}
-        {r.overall.errors} (beside the rates, never inside) · created {r.run.created_at}
+        {r.overall.scored} · passed {passedText(r.overall)} · infra errors {r.overall.errors}{' '}
+        (beside the rates, never inside) · created {r.run.created_at}
         {p.datasets.length
           ? ` · dataset ${p.datasets.map((d) => d.version ?? basename(d.path)).join(', ')}`
           : ''}
@@ -179,8 +182,7 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
         {running ? <span class="badge live">live: updates as trials finish</span> : ''}
       </p>
       <p class="meta">
-        Sampling: {r.sampling.summary}. Pass rates are k/n over scored trials with a 95% Wilson
-        interval; two results differ only if their intervals do not overlap.
+        Sampling: {r.sampling.summary}. {RATES_SENTENCE}
       </p>
       {warning ? (
         <p class="note">
@@ -197,12 +199,9 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
         <table id="models-table">
           <thead>
             <tr>
-              <th>model</th>
-              <th>mode</th>
-              <th>passed</th>
-              <th>95% CI</th>
-              <th>mean score</th>
-              <th>infra errors</th>
+              {MODEL_HEADER.map((h) => (
+                <th>{h}</th>
+              ))}
               {usage ? <th>tokens in / out per trial</th> : ''}
               {usage ? <th>cost</th> : ''}
             </tr>
@@ -217,9 +216,11 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
                   {m.rate.non_deterministic ? <span class="mark"> {NON_DET_MARK}</span> : ''}
                 </td>
                 <td>{m.mode}</td>
+                <td class="num">{m.tasks.tasks}</td>
+                <td class="num">{taskRateText(m.tasks)}</td>
+                <td class="num">{halfWidthText(m.tasks)}</td>
                 <td class="num">{passedText(m.rate)}</td>
-                <td class="num">{ciText(m.rate.ci95)}</td>
-                <td class="num">{score2(m.rate.mean_score)}</td>
+                <td class="num">{score2(m.tasks.mean_score)}</td>
                 <td class="num">{m.rate.errors}</td>
                 {usage ? <td class="num">{tokensText(m.usage)}</td> : ''}
                 {usage ? <td class="num">{costText(m.usage)}</td> : ''}
@@ -227,6 +228,7 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
             ))}
           </tbody>
         </table>
+        {precisionSentence(r.models) ? <p class="meta">{precisionSentence(r.models)}</p> : ''}
       </section>
 
       <section id="taxonomy" data-live>

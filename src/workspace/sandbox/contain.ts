@@ -7,7 +7,8 @@
 // process in it: background children, setsid'd daemons, processes that wiped their environment.
 // A non-root user needs a user namespace to make a pid namespace. Where namespaces cannot be
 // made, pdeathsig alone still takes the command itself, and the environment tags
-// (NANOBENCH_PROCESS_TAG, NANOBENCH_RUN_ID) let killStragglers/killRunLeftovers find the rest.
+// (NANOBENCH_PROCESS_TAG, NANOBENCH_RUN_ID, NANOBENCH_EXECUTION) let killStragglers and
+// killRunLeftovers find the rest.
 //
 // The init is a shell that runs the command as its child and exits with its status: a command
 // run as pid 1 would ignore every signal it has no handler for (a plain shell agent would
@@ -18,6 +19,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { RUN_ID_VAR, TAG_VAR } from '../../agent/process-group.js';
+import { EXECUTION_VAR, thisExecution } from '../../util/execution.js';
 import type { Containment } from './types.js';
 
 export const INIT_SCRIPT = '"$@"; exit $?';
@@ -37,10 +39,18 @@ export function which(name: string): string | null {
 
 let envPath: string | undefined;
 
-/** `env NAME=VALUE...`: the tags every process of a session starts with, whoever launches it. */
+/**
+ * `env NAME=VALUE...`: the tags every process of a session starts with, whoever launches it:
+ * the session's, the run's and the execution's (which NanoBench process started it).
+ */
 export function tagPrefix(tag: string, runId?: string): string[] {
   envPath ??= existsSync('/usr/bin/env') ? '/usr/bin/env' : (which('env') ?? 'env');
-  return [envPath, `${TAG_VAR}=${tag}`, ...(runId ? [`${RUN_ID_VAR}=${runId}`] : [])];
+  return [
+    envPath,
+    `${TAG_VAR}=${tag}`,
+    ...(runId ? [`${RUN_ID_VAR}=${runId}`] : []),
+    `${EXECUTION_VAR}=${thisExecution()}`,
+  ];
 }
 
 export interface Contain {

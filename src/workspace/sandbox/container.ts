@@ -14,7 +14,8 @@
 // Containers do not die with their client: `podman run` hands them to conmon. So each container's
 // init watches a FIFO NanoBench holds open for the session (it reads EOF when NanoBench closes it
 // or dies) and then kills everything in the container; the session also removes its containers
-// by label when it closes, and killRunLeftovers removes a run's by label on resume.
+// by label when it closes, and a resumed run removes by label what its dead executions left
+// (src/run/leftovers.ts).
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
@@ -29,6 +30,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { InfraError } from '../../util/errors.js';
+import { thisExecution } from '../../util/execution.js';
 import { FORWARDER_SOURCE, type HostBridge, loopbackTarget, startHostBridge } from './bridge.js';
 import { tagPrefix, which } from './contain.js';
 import { type Engine, removeLabelled, sharedLibraries } from './engine.js';
@@ -45,6 +47,8 @@ export const RUN_DIR = '/run/nanobench';
 export const HOST_DIR = '/run/nanobench-host';
 export const LABEL_TAG = 'nanobench.tag';
 export const LABEL_RUN = 'nanobench.run';
+/** Which NanoBench process started the container (src/util/execution.ts). */
+export const LABEL_EXECUTION = 'nanobench.execution';
 /** Processes per container (cgroup pids controller: also holds for root, unlike RLIMIT_NPROC). */
 export const PIDS_LIMIT = 1024;
 
@@ -66,12 +70,13 @@ export const CONTAINER_INIT = [
 /**
  * Runs on the host in front of the engine's CLI: the caller's environment goes into the
  * container by name (`-e NAME`: the engine reads the value from its own environment), except
- * what belongs to the host (PATH and the loader's variables: the image has its own).
+ * what belongs to the host (PATH, the loader's variables and the engine's own: the image has its
+ * own).
  */
 export const LAUNCHER_SOURCE = `import { spawn } from 'node:child_process';
 const [bin, ...rest] = process.argv.slice(2);
 const at = rest.indexOf('@ENV@');
-const skip = new Set(['PATH', 'PWD', 'OLDPWD', 'SHLVL', '_', 'HOSTNAME', 'TMPDIR']);
+const skip = new Set(['PATH', 'PWD', 'OLDPWD', 'SHLVL', '_', 'HOSTNAME', 'TMPDIR', 'XDG_RUNTIME_DIR', 'CONTAINER_HOST', 'DOCKER_HOST']);
 const names = Object.keys(process.env).filter((n) => !skip.has(n) && !n.startsWith('LD_') && /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
 const args = [...rest.slice(0, at), ...names.flatMap((n) => ['-e', n]), ...rest.slice(at + 1)];
 const child = spawn(bin, args, { stdio: 'inherit' });
@@ -197,7 +202,11 @@ class ContainerSession implements SandboxSession {
     const spec: RunSpec = {
       engine: this.o.engine,
       name: `nb-${this.tag.slice(0, 8)}-${randomUUID().slice(0, 8)}-${this.count++}`,
-      labels: { [LABEL_TAG]: this.tag, ...(s.runId && { [LABEL_RUN]: s.runId }) },
+      labels: {
+        [LABEL_TAG]: this.tag,
+        ...(s.runId && { [LABEL_RUN]: s.runId }),
+        [LABEL_EXECUTION]: thisExecution(),
+      },
       image: s.image!,
       workdir: ws,
       mounts,

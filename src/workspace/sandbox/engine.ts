@@ -198,11 +198,37 @@ export async function copyFromImage(
 
 /** Remove every container carrying label `key=value` (running or not); best effort. */
 export async function removeLabelled(e: Engine, key: string, value: string): Promise<number> {
+  return removeLabelledIf(e, key, value, () => true);
+}
+
+/** Remove the containers carrying label `key=value` for which `remove(labels)` says so. */
+export async function removeLabelledIf(
+  e: Engine,
+  key: string,
+  value: string,
+  remove: (labels: Record<string, string>) => boolean,
+): Promise<number> {
   const ps = await run(e.bin, ['ps', '-a', '-q', '--filter', `label=${key}=${value}`], {
     cwd: '/',
     timeoutMs: 60_000,
   });
-  const ids = ps.stdout.split('\n').filter(Boolean);
+  let ids = ps.stdout.split('\n').filter(Boolean);
+  if (ids.length === 0) return 0;
+  const inspected = await run(e.bin, ['inspect', '--format', '{{json .Config.Labels}}', ...ids], {
+    cwd: '/',
+    timeoutMs: 60_000,
+  });
+  const labels = inspected.stdout.split('\n').filter(Boolean);
+  // One gone between ps and inspect leaves the lines unmatched: remove nothing this time.
+  if (labels.length === ids.length)
+    ids = ids.filter((_, i) => {
+      try {
+        return remove(JSON.parse(labels[i]) ?? {});
+      } catch {
+        return false;
+      }
+    });
+  else ids = [];
   if (ids.length) await run(e.bin, ['rm', '-f', ...ids], { cwd: '/', timeoutMs: 120_000 });
   return ids.length;
 }

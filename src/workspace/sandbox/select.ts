@@ -1,7 +1,8 @@
 // Choosing the sandbox for a run: `bwrap` must work or the run does not start; `auto` takes
-// bwrap when a real sandboxed command succeeds on this machine, else (not for an LLM agent) what
-// `none` gives. `none` is `none-as-nobody` when we are root and it works here, else plain none;
-// both warn, and the warning names what the agents can still reach.
+// bwrap when a real sandboxed command succeeds on this machine, else (not for an LLM agent, unless
+// its models are scripted: the demo) what `none` gives. `none` is `none-as-nobody` when we are
+// root and it works here, else plain none; both warn in one line, which names why and what the
+// agents can still reach.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,11 @@ export interface SelectOptions extends Omit<BwrapOptions, 'bwrapPath' | 'prlimit
    * user has to ask for `--sandbox none`. Control (oracle, nop) and command agents may fall back.
    */
   llmAgent?: boolean;
+  /**
+   * Every model of the run is scripted (the demo): a fixed list of replies, nothing a model
+   * chooses, so `auto` falls back for the LLM agent too, with the strongest isolation left.
+   */
+  scriptedModels?: boolean;
   /** Container sandboxes: the image of tasks that declare no environment. */
   image?: string;
   /** Container sandboxes: build arguments of every environment build. */
@@ -83,8 +89,10 @@ async function containerSandbox(name: EngineName, o: SelectOptions): Promise<San
  * which and why. `why` prefixes the warning and the note (auto's reason for falling back).
  */
 async function withoutBwrap(o: SelectOptions, why?: string): Promise<SandboxDriver> {
-  const prefix = why ? `--sandbox auto: bwrap unusable (${why}); ` : '';
-  const note = why ? `auto: bwrap unusable (${why})` : 'requested with --sandbox none';
+  const scripted =
+    o.llmAgent && o.scriptedModels ? ', and the models are scripted (fixed replies)' : '';
+  const prefix = why ? `--sandbox auto: bwrap unusable (${why})${scripted}; ` : '';
+  const note = why ? `auto: bwrap unusable (${why})${scripted}` : 'requested with --sandbox none';
   let notNobody: string | undefined;
   if (process.getuid?.() === 0) {
     try {
@@ -124,7 +132,7 @@ export async function selectSandbox(mode: SandboxMode, o: SelectOptions): Promis
       'NO_SANDBOX',
       `--sandbox bwrap: ${why}; install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces, or pass --sandbox none`,
     );
-  if (o.llmAgent)
+  if (o.llmAgent && !o.scriptedModels)
     throw new UserError(
       'NO_SANDBOX',
       `--sandbox auto: bwrap unusable (${why}); an LLM agent does not run without a sandbox unless asked: fix bwrap or pass --sandbox none explicitly`,
