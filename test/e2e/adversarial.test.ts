@@ -163,11 +163,11 @@ describe('the attacks work against a naive harness', () => {
       ['npm-test-script.sh', 'textkit-001-npm'],
       ['npmrc-shell.sh', 'textkit-001-npm'],
       ['fake-result-file.sh', 'invoicing-001-pytest'],
-      ['python-hooks.sh', 'invoicing-001', { NB_ATTACK: 'shadow' }],
-      ['python-hooks.sh', 'invoicing-001', { NB_ATTACK: 'usersite' }],
-      ['python-hooks.sh', 'invoicing-001-pythonpath', { NB_ATTACK: 'sitecustomize' }],
-      ['python-hooks.sh', 'invoicing-001-pytest', { NB_ATTACK: 'conftest' }],
-      ['symlink-escape.sh', 'textkit-001', { NB_ESCAPE_DIR: root }],
+      ['python-hooks.sh', 'invoicing-001', { NANOBENCH_TEST_ATTACK: 'shadow' }],
+      ['python-hooks.sh', 'invoicing-001', { NANOBENCH_TEST_ATTACK: 'usersite' }],
+      ['python-hooks.sh', 'invoicing-001-pythonpath', { NANOBENCH_TEST_ATTACK: 'sitecustomize' }],
+      ['python-hooks.sh', 'invoicing-001-pytest', { NANOBENCH_TEST_ATTACK: 'conftest' }],
+      ['symlink-escape.sh', 'textkit-001', { NANOBENCH_TEST_ESCAPE_DIR: root }],
     ];
     for (const [script, id, env] of cases) {
       const r = naiveRun(tasks[id], join(ADV, script), env);
@@ -181,7 +181,7 @@ describe('the attacks work against a naive harness', () => {
     const dir = checkout(tasks['textkit-001']);
     execFileSync('bash', [join(ADV, 'git-config-exec.sh')], {
       cwd: dir,
-      env: { ...process.env, NANOBENCH_TASK_ID: 'textkit-001', NB_PWN_MARKER: marker },
+      env: { ...process.env, NANOBENCH_TASK_ID: 'textkit-001', NANOBENCH_TEST_PWN_MARKER: marker },
     });
     // git fails in the end (the nested repository has no commit: one more way to break a
     // harness), but not before the filter ran.
@@ -230,7 +230,7 @@ describe.each(WORKSPACE_CASES)(
     it('planting git configuration that would run on the host', () => {
       const marker = join(tmpdir(), `nb-pwned-${randomUUID()}`);
       const trials = attack('git-config-exec.sh', ['textkit-001'], sandbox, {
-        env: { NB_PWN_MARKER: marker },
+        env: { NANOBENCH_TEST_PWN_MARKER: marker },
       });
       expectNothingEarned(trials, 'touched_git_internals');
       expect(existsSync(marker)).toBe(false);
@@ -245,7 +245,10 @@ describe.each(WORKSPACE_CASES)(
         sandbox === 'podman' ||
         isRoot ||
         detectContainment().containment === 'pid-namespace';
-      const env = { NB_STRAGGLER: marker, NB_EVASIVE: contained ? '1' : '' };
+      const env = {
+        NANOBENCH_TEST_STRAGGLER: marker,
+        NANOBENCH_TEST_EVASIVE: contained ? '1' : '',
+      };
       const [t] = attack('straggler.sh', ['textkit-001'], sandbox, { env });
       expectNothingEarned([t]);
       expect(t.files_changed).toEqual([]);
@@ -259,7 +262,7 @@ describe.each(WORKSPACE_CASES)(
       const escapeDir =
         (sandbox === 'none' && isRoot) || sandbox === 'podman' ? '/tmp' : provision.root;
       const [t] = attack('symlink-escape.sh', ['textkit-001'], sandbox, {
-        env: { NB_ESCAPE_DIR: escapeDir },
+        env: { NANOBENCH_TEST_ESCAPE_DIR: escapeDir },
       });
       expectNothingEarned([t], 'escaped_workspace', false);
     });
@@ -288,7 +291,9 @@ describe.skipIf(noBwrap)('attacks only a sandbox can stop (--sandbox bwrap)', ()
 
   it('calling a public host, DNS, or another port on the host loopback', () => {
     const port = String((server.address() as AddressInfo).port);
-    const [t] = attackWith('network.sh', ['textkit-001'], 'bwrap', { env: { NB_HOST_PORT: port } });
+    const [t] = attackWith('network.sh', ['textkit-001'], 'bwrap', {
+      env: { NANOBENCH_TEST_HOST_PORT: port },
+    });
     expectNothingEarned([t], 'network_blocked');
     const results = agentOut(t)
       .split('\n')
@@ -322,7 +327,7 @@ describe.skipIf(noPodman)('attacks only a sandbox can stop (--sandbox podman)', 
   it('calling a public host, DNS, or another port on the host loopback', () => {
     const port = String((server.address() as AddressInfo).port);
     const [t] = attackWith('network.sh', ['textkit-001'], 'podman', {
-      env: { NB_HOST_PORT: port },
+      env: { NANOBENCH_TEST_HOST_PORT: port },
     });
     expectNothingEarned([t], 'network_blocked');
     const results = agentOut(t)

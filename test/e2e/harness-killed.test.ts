@@ -56,7 +56,13 @@ describe('kill -9 of nanobench during a trial', () => {
           ...['--task', 'textkit-001', '--sandbox', c.sandbox, '--runs', '1'],
           ...['--mirror', join(EXAMPLES, 'mirror'), '--db', join(dir, 'r.sqlite')],
         ],
-        { env: { ...process.env, NB_MARK: marker, ...(c.unprivileged && { HOME: dir }) } },
+        {
+          env: {
+            ...process.env,
+            NANOBENCH_TEST_MARK: marker,
+            ...(c.unprivileged && { HOME: dir }),
+          },
+        },
       );
       // The loop of its own, the background one, the detached one.
       const up = await waitFor(() => processesWith(marker).length >= 3, 90_000);
