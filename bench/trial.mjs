@@ -16,11 +16,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { nopAgent } from '../dist/agent/controls.js';
-import { RunPaths } from '../dist/run/paths.js';
-import { runTrial } from '../dist/run/trial.js';
-import { TIMED_PHASES } from '../dist/run/trial-phases.js';
 import { loadDataset, loadTaskFile } from '../dist/task/load.js';
 import { inlinePatches } from '../dist/task/patches.js';
+import { RunPaths } from '../dist/trial/paths.js';
+import { runTrial } from '../dist/trial/run-trial.js';
+import { TIMED_PHASES } from '../dist/trial/stages.js';
 import { run } from '../dist/util/process.js';
 import { cleanTestEnv, suiteRunFrom } from '../dist/verify/verifier.js';
 import { mountTable, unmountUnder } from '../dist/workspace/layers.js';

@@ -5,8 +5,8 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { runProcessGroup } from '../util/process-group.js';
 import { agentEnv } from './agent-env.js';
-import { runProcessGroup } from './process-group.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
 /**

@@ -1,10 +1,10 @@
 // Control agents. The oracle applies the golden patch (must score 1.0); nop changes nothing
 // (must score 0.0). A task on which either misbehaves is not admissible.
-import { isHarborTask } from '../harbor/task.js';
+import { isHarborTask } from '../task/harbor.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { applyPatch } from '../util/git.js';
+import { runProcessGroup } from '../util/process-group.js';
 import { agentEnv } from './agent-env.js';
-import { runProcessGroup } from './process-group.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
 function done(start: number, extra: Partial<AgentResult> = {}): AgentResult {

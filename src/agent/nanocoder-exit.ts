@@ -97,7 +97,7 @@ export function refusalIn(last: LastError): Refusal | undefined {
  * The agent's own wording decides first. When it only says "error", the provider proxy's record
  * of the last reply is a neutral second witness: a context-length 400 there means the agent
  * stopped on a full context (scoring rule 1), a 401, 402, 404, 429 or 5xx that the provider
- * refused service (an infra error, src/run/trial-phases.ts).
+ * refused service (an infra error, src/trial/agent.ts).
  */
 export function exitKindWithProxy(kind: ExitKind, lastError?: LastError): ExitKind {
   if (kind !== 'error' || !lastError) return kind;

@@ -9,12 +9,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_KIND, KINDS } from '../provider/kinds.js';
 import { UserError } from '../util/errors.js';
+import { runProcessGroup } from '../util/process-group.js';
 import { agentEnv } from './agent-env.js';
 import { classifyNanocoderExit } from './nanocoder-exit.js';
 import { prepareKind } from './nanocoder-kinds.js';
 import { parseNanocoderReport } from './nanocoder-report.js';
 import { type NodeRuntime, resolveNodeRuntime } from './node-runtime.js';
-import { runProcessGroup } from './process-group.js';
 import { summarizeToolUse } from './tool-use.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 

@@ -1,9 +1,10 @@
 // The Agent interface. Every agent (nanocoder, oracle, nop, command) returns the same record,
 // so the verifier and scorer never need to know which one ran.
 
-import type { HarborTask } from '../harbor/task.js';
 import type { ProviderKind } from '../provider/kinds.js';
+import type { HarborTask } from '../task/harbor.js';
 import type { ResolvedTask } from '../task/patches.js';
+import type { AgentSandbox } from '../workspace/sandbox/types.js';
 import type { ToolUse } from './tool-use.js';
 
 export type Mode = 'hinted' | 'navigation';
@@ -27,6 +28,13 @@ export type ExitKind =
   | 'signal'
   | 'tool_approval_required'
   | 'invalid_report';
+
+/**
+ * The exits that stop the agent for want of room (its context filled up): the model's doing,
+ * scored by rule 1 (context_window_exceeded) when nothing was changed, never a provider refusal.
+ * The one list the scorer, the Harbor grade and the agent stage read.
+ */
+export const STOP_KINDS: readonly ExitKind[] = ['context_exceeded'];
 
 export interface AgentContext {
   /** A PR task with its patches, or a Harbor task (its instruction is the prompt). */
@@ -52,15 +60,6 @@ export interface AgentContext {
   signal?: AbortSignal;
   /** Where the agent's processes run (src/workspace/sandbox/); absent means no isolation. */
   sandbox?: AgentSandbox;
-}
-
-/** An agent launches every process through wrap(), so it runs isolated and can be found again. */
-export interface AgentSandbox {
-  readonly kind: 'bwrap' | 'podman' | 'docker' | 'none-as-nobody' | 'none';
-  /** Value of NANOBENCH_PROCESS_TAG for every process of the session (stragglers are found by it). */
-  readonly tag: string;
-  /** argv -> the argv that runs it in the sandbox; `readOnly` paths are made visible read-only. */
-  wrap(command: string, args: string[], readOnly?: string[]): { command: string; args: string[] };
 }
 
 export interface AgentResult {

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Store, TrialRecord } from '../store/store.js';
+import { ARTIFACT, suiteArtifact, suitesIn } from '../trial/artifacts.js';
 import { UserError } from '../util/errors.js';
 import { LEVEL4_LABELS } from './policy.js';
 
@@ -132,20 +133,15 @@ export function exportAudit(
     const id = randomBytes(6).toString('hex');
     const redact = redactor(t, root);
     const dir = t.artifacts_dir ?? '';
-    const suites = existsSync(dir)
-      ? readdirSync(dir)
-          .filter((f) => /^tests-.+\.stdout$/.test(f))
-          .map((f) => f.slice('tests-'.length, -'.stdout'.length))
-          .sort()
-      : [];
+    const suites = existsSync(dir) ? suitesIn(readdirSync(dir)).sort() : [];
     doc.items.push({
       id,
       failure: suites.map((s) => ({
         suite: s,
-        stdout: clip(redact(read(dir, `tests-${s}.stdout`))),
-        stderr: clip(redact(read(dir, `tests-${s}.stderr`))),
+        stdout: clip(redact(read(dir, suiteArtifact(s, 'stdout')))),
+        stderr: clip(redact(read(dir, suiteArtifact(s, 'stderr')))),
       })),
-      diff: clip(redact(read(dir, 'agent.diff'))),
+      diff: clip(redact(read(dir, ARTIFACT.diff))),
       label: null,
     });
     key.items[id] = {

@@ -3,8 +3,8 @@
 // misbehaves or a task has no cases; 2 on bad input.
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { showVector } from '../contracts/criteria.js';
 import { runContracts, type TaskContracts } from '../contracts/runner.js';
+import { showVector } from '../score/criteria.js';
 import { UserError } from '../util/errors.js';
 import type { Io } from './progress.js';
 import { cacheDirOf } from './run.js';

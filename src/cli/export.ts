@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { exportHarborTask } from '../harbor/export.js';
-import { harborTaskDirs } from '../harbor/task.js';
+import { harborTaskDirs } from '../task/harbor.js';
 import { loadDataset } from '../task/load.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';

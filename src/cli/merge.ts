@@ -1,9 +1,9 @@
 // `nanobench merge OUT DB...`: combine the runs of shard machines into one run in OUT.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { RunPaths } from '../run/paths.js';
 import { type MergeInput, mergeRuns } from '../store/merge.js';
 import { Store } from '../store/store.js';
+import { RunPaths } from '../trial/paths.js';
 import { UserError } from '../util/errors.js';
 import type { Io } from './progress.js';
 

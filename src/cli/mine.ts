@@ -2,7 +2,8 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { REASON_TEXT } from '../mine/judge.js';
-import { githubName, type MineResult, type MineRow, mine } from '../mine/mine.js';
+import { githubName, type MineResult, mine } from '../mine/mine.js';
+import type { MineRow } from '../mine/state.js';
 import { intOption } from '../run/config.js';
 import { identity, openRepo } from '../task/import.js';
 import { UserError } from '../util/errors.js';

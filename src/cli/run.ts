@@ -1,6 +1,7 @@
 // `nanobench run`: plan, execute and store trials; print the results.
 
 import type { Command } from 'commander';
+import { agentUsage } from '../agent/agents.js';
 import { applyAudit } from '../audit/policy.js';
 import { markdownSummary } from '../report/markdown.js';
 import { runView } from '../report/trial-view.js';
@@ -11,10 +12,10 @@ import {
   type RunConfig,
   resolveRunConfig,
 } from '../run/config.js';
-import { RunPaths } from '../run/paths.js';
 import { parseErrorCauses, runSession, type SessionHooks } from '../run/session.js';
 import { readRunConfig } from '../run/stored-config.js';
 import { type RunRecord, Store, type TrialRecord } from '../store/store.js';
+import { RunPaths } from '../trial/paths.js';
 import { UserError } from '../util/errors.js';
 import { isRedacted } from '../util/redact-url.js';
 import { type Io, progressPrinter } from './progress.js';
@@ -40,7 +41,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .command('run')
     .description('run an agent on a dataset and store every trial')
     .argument('[dataset...]', 'dataset directories (with tasks/*.json) or task files')
-    .option('--agent <agent>', 'nanocoder | oracle | nop | command:<shell>', RUN_DEFAULTS.agent)
+    .option('--agent <agent>', agentUsage(), RUN_DEFAULTS.agent)
     .option(
       '--provider <name>',
       'provider for LLM agents ("scripted" = the offline scripted model server)',

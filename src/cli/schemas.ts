@@ -1,7 +1,7 @@
 // `nanobench schemas`: print or write the JSON Schemas generated from the code.
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { generatedSchemas } from '../task/json-schema.js';
+import { generatedSchemas } from '../report/json-schemas.js';
 import { writeUserFile } from '../util/write.js';
 import type { Io } from './progress.js';
 

@@ -2,11 +2,11 @@
 // to fix a failure. Exits 1 when any task fails a gate.
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { newEvidence, writeEvidence } from '../gates/evidence.js';
+import { validateHarbor } from '../gates/harbor.js';
 import { GATES, parseGateList, type TaskValidation, validate } from '../gates/runner.js';
-import { validateHarbor } from '../harbor/gates.js';
-import { harborTaskDirs } from '../harbor/task.js';
 import { intOption } from '../run/config.js';
+import { newEvidence, writeEvidence } from '../task/evidence.js';
+import { harborTaskDirs } from '../task/harbor.js';
 import { parseCutoff } from '../task/manifest.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
@@ -110,7 +110,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
       const only = parseGateList(o.only);
       if (o.recordEvidence && only)
         throw new UserError('BAD_OPTION', '--record-evidence needs every gate to run; drop --only');
-      // Harbor tasks have their own two gates (src/harbor/gates.ts); PR tasks the usual ones.
+      // Harbor tasks have their own two gates (src/gates/harbor.ts); PR tasks the usual ones.
       const harbor = targets.map((t) => resolveDatasetArg(t)).filter((t) => harborTaskDirs(t));
       // Each task's result as it is known: its evidence kept, its verdict printed.
       const each = (v: TaskValidation) => {

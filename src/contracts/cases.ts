@@ -11,8 +11,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, normalize } from 'node:path';
 import { z } from 'zod';
+import type { CriteriaVector, Criterion } from '../score/criteria.js';
 import { formatIssue } from '../task/load.js';
-import type { CriteriaVector, Criterion } from './criteria.js';
 
 export const CONTRACTS_DIR = 'contracts';
 export const CASE_FILE = 'case.json';

@@ -11,18 +11,18 @@
 // 17) plugs in as command criteria or as its own Evaluator.
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import {
+  type CriteriaVector,
+  type Criterion,
+  type TestCriterion,
+  testCriteriaVector,
+} from '../score/criteria.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';
 import { run } from '../util/process.js';
 import { restoreInfrastructure } from '../verify/harden.js';
 import { cleanTestEnv, deadSuiteError, targetOutcome, verify } from '../verify/verifier.js';
 import type { Snapshot } from '../workspace/provision.js';
-import {
-  type CriteriaVector,
-  type Criterion,
-  type TestCriterion,
-  testCriteriaVector,
-} from './criteria.js';
 
 export type Evaluation =
   | {
@@ -129,7 +129,7 @@ export function commandEvaluator(
 /**
  * A PR task's evaluator: the trial's grading steps after the agent (test infrastructure back to
  * the snapshot, tests restored and test_patch applied, every suite run), then each criterion
- * read from the per-test outcomes (src/contracts/criteria.ts).
+ * read from the per-test outcomes (src/score/criteria.ts).
  */
 export function prEvaluator(
   task: ResolvedTask,

@@ -8,12 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GateContext } from '../gates/context.js';
 import { expandTargets } from '../gates/runner.js';
+import { type CriteriaVector, type TestCriterion, taskCriteria } from '../score/criteria.js';
 import { type LoadedTask, loadTaskFile } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { PASS_TO_PASS_CRITERION } from '../task/schema.js';
 import { InfraError, UserError } from '../util/errors.js';
+import { ctimeMark } from '../util/fs-tree.js';
 import { applyPatch } from '../util/git.js';
-import { ctimeMark } from '../verify/fs-tree.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { materialize, type Snapshot, snapshotTree } from '../workspace/provision.js';
 import {
@@ -23,7 +24,6 @@ import {
   loadCases,
   type Metamorphic,
 } from './cases.js';
-import { type CriteriaVector, type TestCriterion, taskCriteria } from './criteria.js';
 import { type Evaluation, type Evaluator, prEvaluator, writeEvaluation } from './evaluator.js';
 
 export interface ContractOptions {

@@ -4,13 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { containerInstaller, prepareEnvironment, resourcesOf } from '../run/trial-environment.js';
 import { taskDigest } from '../task/digest.js';
 import { recordTestLists } from '../task/governance.js';
 import type { LoadedTask } from '../task/load.js';
 import type { Manifest } from '../task/manifest.js';
 import type { ResolvedTask } from '../task/patches.js';
 import type { Task } from '../task/schema.js';
+import { containerInstaller, prepareEnvironment, resourcesOf } from '../trial/environment.js';
 import { applyPatch } from '../util/git.js';
 import { type Verification, verify } from '../verify/verifier.js';
 import type { PreparedEnvironment } from '../workspace/environment.js';

@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import { nopAgent, oracleAgent } from '../agent/controls.js';
 import type { Agent, Mode } from '../agent/types.js';
-import { RunPaths } from '../run/paths.js';
 import { trialKey } from '../run/plan.js';
-import { runTrial } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
+import { RunPaths } from '../trial/paths.js';
+import { runTrial } from '../trial/run-trial.js';
 import { type Verification, verify } from '../verify/verifier.js';
 import { snapshotTree } from '../workspace/provision.js';
 import type { GateContext } from './context.js';
@@ -90,10 +90,7 @@ const summary = (r: TrialRecord) =>
 
 /** Graded tests of a trial (fail_to_pass only, or both lists) that did or did not pass. */
 function graded(r: TrialRecord, passed: boolean, lists: 'f2p' | 'both'): string[] {
-  const d = r.details as {
-    fail_to_pass?: { id: string; passed: boolean }[];
-    pass_to_pass?: { id: string; passed: boolean }[];
-  };
+  const d = r.details;
   const tests = [...(d.fail_to_pass ?? []), ...(lists === 'both' ? (d.pass_to_pass ?? []) : [])];
   return [...new Set(tests.filter((t) => t.passed === passed).map((t) => t.id))];
 }

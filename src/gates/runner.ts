@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contentDigest } from '../task/digest.js';
+import { GATE_IDS, type GateId, type GateResult } from '../task/evidence.js';
 import { taskFiles } from '../task/governance.js';
 import { datasetDirOf } from '../task/load.js';
 import { loadManifest, type Manifest } from '../task/manifest.js';
@@ -18,8 +19,7 @@ import { repoScoreGate } from './repo-score.js';
 import { reproducibleGate } from './reproducible.js';
 import { runtimeGate } from './runtime.js';
 import { schemaGate } from './schema.js';
-import type { Gate, GateId, GateResult } from './types.js';
-import { GATE_IDS } from './types.js';
+import type { Gate } from './types.js';
 import { verificationGate } from './verification.js';
 
 export const GATES: readonly Gate[] = [

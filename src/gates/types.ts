@@ -1,32 +1,11 @@
 // Admission gates (whitepaper §7, §14): each judges one property of a task and, when it fails,
 // says how to fix it. Gates are declared as data in runner.ts.
+import type { GateId } from '../task/evidence.js';
 import type { GateContext } from './context.js';
-
-export const GATE_IDS = [
-  'schema',
-  'reproducible',
-  'verification',
-  'flakiness',
-  'contamination',
-  'repo_score',
-  'controls',
-  'runtime',
-] as const;
-export type GateId = (typeof GATE_IDS)[number];
 
 export type GateOutcome =
   | { status: 'pass'; reason: string; details?: Record<string, unknown> }
   | { status: 'fail'; reason: string; fix: string; details?: Record<string, unknown> };
-
-export interface GateResult {
-  gate: GateId;
-  status: 'pass' | 'fail' | 'skip';
-  reason: string;
-  /** How to clear the gate; set on failures. */
-  fix?: string;
-  details?: Record<string, unknown>;
-  ms: number;
-}
 
 export interface Gate {
   id: GateId;

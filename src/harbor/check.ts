@@ -5,8 +5,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import {
+  HARBOR_FILES,
+  judgeConfigProblem,
+  linkLeavingTask,
+  readHarborConfig,
+} from '../task/harbor.js';
 import { GraderTestsSchema } from './judge/grader-tests.js';
-import { HARBOR_FILES, judgeConfigProblem, linkLeavingTask, readHarborConfig } from './task.js';
 
 export const CHECK_IDS = [
   'task.toml',

@@ -7,7 +7,7 @@
 // replaced by another metric (a duration or a count once became a nop agent's pass).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExitKind } from '../agent/types.js';
+import { type ExitKind, STOP_KINDS } from '../agent/types.js';
 import { LABELS, type Label } from '../score/labels.js';
 import { InfraError } from '../util/errors.js';
 
@@ -88,7 +88,6 @@ export interface HarborOutcome {
 }
 
 // A provider's refusal (rate limit, quota) is an infra error before any reward is read.
-const STOPPED: ExitKind[] = ['context_exceeded'];
 
 /** The score and label of a Harbor trial: its reward, unless the agent never got to work. */
 export function harborOutcome(
@@ -103,7 +102,7 @@ export function harborOutcome(
     confidenceLevel: LABELS[label].level,
     explanation,
   });
-  if (STOPPED.includes(agentExit) && filesChanged === 0 && score < 1)
+  if (STOP_KINDS.includes(agentExit) && filesChanged === 0 && score < 1)
     return of(
       'context_window_exceeded',
       `the agent stopped on ${agentExit} before changing any file; reward ${reward.value}`,

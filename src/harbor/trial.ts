@@ -1,5 +1,4 @@
-// One trial of a Harbor task, through the same phases, store, reports and integrity flags as a
-// PR task's (src/run/trial.ts), under a container sandbox:
+// A Harbor task as a kind of trial (src/trial/kind.ts), under a container sandbox:
 //   provision  the environment image (built once, cached), its WORKDIR copied out once per image,
 //              a fresh copy per trial; the judge, when the task has one
 //   agent      instruction.md as the prompt, the workspace at WORKDIR; the oracle runs
@@ -11,41 +10,56 @@
 //              there), tests/ copied in only now at /tests, an empty /logs/verifier, bash
 //              /tests/test.sh with the interpreter isolated (PYTHONSAFEPATH, PYTHONNOUSERSITE,
 //              no PYTHONPATH or NODE_OPTIONS); the judge's verifier port and token
-//   score      the reward is the score (src/harbor/reward.ts)
+//   grade      the reward is the score (src/harbor/reward.ts)
+// Its services are passed in (harborKind(services)), so test/harbor/trial-lifecycle.test.ts
+// runs the lifecycle on fakes.
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SOLUTION_MOUNT } from '../agent/controls.js';
-import type { TrialEndpoint } from '../provider/endpoints.js';
-import type { TrialSpec } from '../run/plan.js';
-import {
-  emptyRecord,
-  environmentDetails,
-  phase,
-  recordAgent,
-  recordAudit,
-  recordError,
-  type TrialEnv,
-} from '../run/trial.js';
-import { prepareEnvironment, resourcesOf } from '../run/trial-environment.js';
-import { type AgentOutcome, agentFailure, DEFAULT_SERVICES } from '../run/trial-phases.js';
-import type { TrialRecord } from '../store/store.js';
+import type { ExitKind } from '../agent/types.js';
+import { auditTrial } from '../integrity/audit.js';
+import { type HarborTask, JudgeConfigSchema } from '../task/harbor.js';
 import type { LoadedTask } from '../task/load.js';
+import type { AgentOutcome } from '../trial/agent.js';
+import { prepareEnvironment, resourcesOf } from '../trial/environment.js';
+import type { KindTrial, TrialContext, TrialKind } from '../trial/kind.js';
+import { environmentDetails } from '../trial/record.js';
+import type { TrialSpec } from '../trial/spec.js';
 import { containedPath } from '../util/contained-path.js';
 import { InfraError } from '../util/errors.js';
+import { ctimeMark, walk } from '../util/fs-tree.js';
 import { type RunResult, run } from '../util/process.js';
-import { ctimeMark, walk } from '../verify/fs-tree.js';
 import { sanitizeWorkspace } from '../verify/harden.js';
 import { protectedModules, shadows } from '../verify/shadow.js';
 import { withSession } from '../workspace/sandbox/session.js';
 import type { Mount, SandboxDriver, SessionOptions } from '../workspace/sandbox/types.js';
 import { containerGrader } from './judge/grader.js';
 import { type Judge, startJudge } from './judge/server.js';
-import { harborOutcome, readReward } from './reward.js';
-import { type HarborTask, JudgeConfigSchema } from './task.js';
+import { harborOutcome, type Reward, readReward } from './reward.js';
 import { copyTree, ensureWorkdirSnapshot, readText, treeDiff } from './workspace.js';
 
 type HarborSpec = TrialSpec & { task: LoadedTask<HarborTask> };
+
+/** What a Harbor trial calls; replaced in unit tests of its lifecycle. */
+export interface HarborServices {
+  prepareEnvironment: typeof prepareEnvironment;
+  workdirSnapshot: typeof ensureWorkdirSnapshot;
+  startJudge: (task: HarborTask, sandbox: SandboxDriver, image: string) => Promise<Judge>;
+  withSession: typeof withSession;
+  /** Runs the verifier's command (tests/test.sh) as its session wraps it. */
+  run: typeof run;
+  auditTrial: typeof auditTrial;
+}
+
+export const HARBOR_SERVICES: HarborServices = {
+  prepareEnvironment,
+  workdirSnapshot: ensureWorkdirSnapshot,
+  startJudge: startTaskJudge,
+  withSession,
+  run,
+  auditTrial,
+};
 
 /** The verifier's interpreter sees nothing the agent could have put on its path. */
 const ISOLATED_ENV = {
@@ -61,129 +75,191 @@ const ISOLATED_ENV = {
 const TEST_COMMAND =
   'if command -v bash >/dev/null 2>&1; then exec bash /tests/test.sh; else exec sh /tests/test.sh; fi';
 
-export async function runHarborTrial(spec: HarborSpec, env: TrialEnv): Promise<TrialRecord> {
-  const started = new Date();
-  const task = spec.task.task;
-  const dirs = env.paths.claimTrialDirs(env.runId, spec.key);
-  const { workspace: ws, scratch } = dirs;
-  const artifactsDir = env.paths.artifacts(env.runId, spec.key);
-  const rec = emptyRecord(env.runId, spec, started.toISOString(), artifactsDir);
-  const sandbox = env.sandbox;
-  let endpoint: TrialEndpoint | undefined;
-  let judge: Judge | undefined;
-  let agent: AgentOutcome | undefined;
-  let patch: string | undefined;
-  let tests: RunResult | undefined;
-  try {
-    mkdirSync(join(scratch, 'home'), { recursive: true });
+type BaseSession = Omit<SessionOptions, 'home' | 'tag'>;
+
+export function harborKind(given: Partial<HarborServices> = {}): TrialKind {
+  const services = { ...HARBOR_SERVICES, ...given };
+  return { name: 'harbor', open: (t) => new HarborTrial(t, services) };
+}
+
+class HarborTrial implements KindTrial {
+  readonly sandbox: SandboxDriver;
+  readonly sessions: KindTrial['sessions'];
+  readonly audit: KindTrial['audit'];
+  private readonly task: HarborTask;
+  private readonly verifyHome: string;
+  /** Outside the scratch directory the agent could write to. */
+  private readonly verifierDir: string;
+  private judge?: Judge;
+  private snapshot!: string;
+  private base!: BaseSession;
+  private guardReport!: ReturnType<typeof sanitizeWorkspace>;
+  private removed: string[] = [];
+  private change?: { files: string[]; patch: string };
+  private tests?: RunResult;
+  private reward!: Reward;
+
+  constructor(
+    private readonly t: TrialContext,
+    private readonly services: HarborServices,
+  ) {
+    this.task = (t.spec as HarborSpec).task.task;
+    // Without a container sandbox the trial fails in provision, before any session.
+    this.sandbox = t.env.sandbox!;
+    this.sessions = services.withSession;
+    this.audit = services.auditTrial;
+    this.verifyHome = join(t.scratch, 'verify-home');
+    this.verifierDir = `${t.scratch}-verifier`;
+  }
+
+  async provision() {
+    const { env, rec, ws, spec } = this.t;
+    const { task, sandbox, services } = this;
     if (!sandbox?.container)
       throw new InfraError(
         'provision',
         `Harbor task ${task.task_id} runs in its environment image: use --sandbox podman (or docker)`,
         'needs_container',
       );
-    const container = sandbox.container;
-    const prov = await phase(rec, 'provision', async () => {
-      const image = await prepareEnvironment(sandbox, spec.task, env.paths.cacheDir);
-      const snapshot = await ensureWorkdirSnapshot(
-        env.paths.cacheDir,
-        container.engine,
-        image!,
-        task.task_id,
-      );
-      copyTree(snapshot, ws);
-      if (task.judgeDir) judge = await startTaskJudge(task, sandbox, image!.id);
-      return { image: image!, snapshot };
-    });
-    rec.details.env_reused = !prov.image.built;
-    rec.details.environment = environmentDetails(prov.image);
-    const base: Omit<SessionOptions, 'home' | 'tag'> = {
+    const cache = env.paths.cacheDir;
+    const image = (await services.prepareEnvironment(sandbox, spec.task, cache))!;
+    const engine = sandbox.container.engine;
+    this.snapshot = await services.workdirSnapshot(cache, engine, image, task.task_id);
+    copyTree(this.snapshot, ws);
+    if (task.judgeDir) this.judge = await services.startJudge(task, sandbox, image.id);
+    rec.details.env_reused = !image.built;
+    rec.details.environment = environmentDetails(image);
+    this.base = {
       workspace: ws,
-      workdir: prov.image.workdir,
+      workdir: image.workdir,
       runId: env.runId,
-      image: prov.image.id,
+      image: image.id,
       writableRoot: true,
       resources: resourcesOf(task),
     };
+  }
 
-    endpoint = env.endpointFor?.(spec, { artifactsDir });
-    agent = await phase(rec, 'agent', () =>
-      agentPhase(spec, env, sandbox, base, scratch, endpoint, judge),
-    );
-    const exit = recordAgent(rec, agent, endpoint);
-    if (env.signal?.aborted) throw new InfraError('interrupted', 'run interrupted', 'interrupted');
-    const failure = agentFailure(agent, exit);
-    if (failure) throw failure;
+  agentInput() {
+    const { env, scratch } = this.t;
+    const { task, judge } = this;
+    const logsAgent = join(scratch, 'logs-agent');
+    mkdirSync(logsAgent, { recursive: true });
+    const mounts: Mount[] = [{ source: logsAgent, target: '/logs/agent' }];
+    // The reference solution is the oracle's alone.
+    if (env.agent.name === 'oracle' && task.solutionDir)
+      mounts.push({ source: task.solutionDir, target: SOLUTION_MOUNT, readOnly: true });
+    const judgeEnv = judge ? { JUDGE_URL: judge.agentUrl } : undefined;
+    return {
+      session: {
+        ...this.base,
+        home: join(scratch, 'home'),
+        writable: [scratch],
+        ...(judge && { extraEndpoints: [{ baseUrl: judge.agentUrl }] }),
+        mounts,
+        ...(judgeEnv && { env: judgeEnv }),
+      },
+      task,
+      prompt: task.instruction,
+      scratch,
+      timeoutSec: task.timeouts.agent_sec,
+      ...(judgeEnv && { env: judgeEnv }),
+      since: ctimeMark(scratch),
+    };
+  }
 
-    const guard = await phase(rec, 'guard', () => sanitizeWorkspace(ws, prov.snapshot));
-    const diff = await phase(rec, 'diff', () => treeDiff(prov.snapshot, ws));
-    patch = diff.patch;
-    rec.files_changed = diff.files;
-    const verifyHome = join(scratch, 'verify-home');
-    const harden = await phase(rec, 'harden', () => hardenHarbor(ws, prov.snapshot, verifyHome));
-    const logs = join(`${scratch}-verifier`, 'logs');
-    const verified = await phase(rec, 'verify', async () => {
-      tests = await verifyPhase(task, sandbox, base, scratch, verifyHome, judge);
-      rec.details.verifier = {
-        exit_code: tests.exitCode,
-        timed_out: tests.timedOut,
-        ms: tests.durationMs,
-      };
-      // A grader that failed to grade a submission (or the final one): no reward means anything.
-      const failed = judge?.graderFailure();
-      if (failed)
-        throw new InfraError(
-          'grader',
-          `judge/${failed.grader}.py ${failed.failure === 'timed_out' ? 'timed out' : 'failed'} on submission ${failed.submission}: ${failed.reason}`,
-          failed.failure,
-        );
-      return readReward(logs);
-    });
-    const outcome = await phase(rec, 'score', () =>
-      harborOutcome(verified, exit, diff.files.length),
+  guard() {
+    this.guardReport = sanitizeWorkspace(this.t.ws, this.snapshot);
+  }
+
+  diff() {
+    this.change = treeDiff(this.snapshot, this.t.ws);
+    return this.change;
+  }
+
+  harden() {
+    this.removed = hardenHarbor(this.t.ws, this.snapshot, this.verifyHome);
+  }
+
+  async verify() {
+    const { task, judge } = this;
+    const tests = await verifyPhase(
+      task,
+      this.services,
+      this.sandbox,
+      this.base,
+      this.verifierDir,
+      this.verifyHome,
+      judge,
     );
-    Object.assign(rec, {
-      status: 'scored',
+    this.tests = tests;
+    this.t.rec.details.verifier = {
+      exit_code: tests.exitCode,
+      timed_out: tests.timedOut,
+      ms: tests.durationMs,
+    };
+    // A grader that failed to grade a submission (or the final one): no reward means anything.
+    const failed = judge?.graderFailure();
+    if (failed)
+      throw new InfraError(
+        'grader',
+        `judge/${failed.grader}.py ${failed.failure === 'timed_out' ? 'timed out' : 'failed'} on submission ${failed.submission}: ${failed.reason}`,
+        failed.failure,
+      );
+    this.reward = readReward(join(this.verifierDir, 'logs'));
+  }
+
+  grade(exit: ExitKind, agent: AgentOutcome) {
+    const { reward, judge } = this;
+    const outcome = harborOutcome(reward, exit, this.change?.files.length ?? 0);
+    return {
       score: outcome.score,
       label: outcome.label,
-      confidence_level: outcome.confidenceLevel,
-    });
-    if (agent.result.timedOut) rec.flags.push('timed_out');
-    Object.assign(rec.details, {
-      task_kind: 'harbor',
-      reward: { value: verified.value, metrics: verified.metrics, file: verified.file },
-      explanation: outcome.explanation,
-      ...(judge && { judge: judge.state() }),
-    });
-    const a = agent;
-    await phase(rec, 'audit', () =>
-      recordAudit(rec, env, spec, DEFAULT_SERVICES.auditTrial, {
-        guard: { ...guard, git: [], nestedGit: [] },
-        infra: { touchedTests: [], touchedInfra: harden, resultFiles: [] },
-        agent: a,
-        ws,
-        scratch,
-      }),
-    );
-  } catch (e) {
-    recordError(rec, e);
-  } finally {
-    endpoint?.finish?.();
-    if (judge && rec.details.judge === undefined) rec.details.judge = judge.state();
-    await judge?.close();
-    try {
-      saveArtifacts(artifactsDir, task.instruction, agent, patch, tests, judge);
-    } catch {
-      // artifacts are best effort; the record is what counts
-    }
-    if (!env.keepWorkspaces) rmSync(ws, { recursive: true, force: true });
-    rmSync(scratch, { recursive: true, force: true });
-    rmSync(`${scratch}-verifier`, { recursive: true, force: true });
-    dirs.release();
+      confidenceLevel: outcome.confidenceLevel,
+      flags: agent.result.timedOut ? ['timed_out'] : [],
+      details: {
+        task_kind: 'harbor' as const,
+        reward: { value: reward.value, metrics: reward.metrics, file: reward.file },
+        explanation: outcome.explanation,
+        ...(judge && { judge: judge.state() }),
+      },
+    };
   }
-  rec.finished_at = new Date().toISOString();
-  rec.duration_ms = Date.now() - started.getTime();
-  return rec;
+
+  auditFacts() {
+    return {
+      guard: { ...this.guardReport, git: [], nestedGit: [] },
+      infra: { touchedTests: [], touchedInfra: this.removed, resultFiles: [] },
+    };
+  }
+
+  artifacts(agent: AgentOutcome | undefined) {
+    const { tests } = this;
+    return {
+      prompt: this.task.instruction,
+      agent: agent?.result,
+      patch: this.change?.patch,
+      suites: tests && [{ name: 'harbor', stdout: tests.stdout, stderr: tests.stderr }],
+      judge: this.judge?.state(),
+    };
+  }
+
+  release() {
+    const { env, rec, ws, scratch } = this.t;
+    const judge = this.judge;
+    const rm = (dir: string) => () => rmSync(dir, { recursive: true, force: true });
+    return [
+      {
+        name: 'judge',
+        run: async () => {
+          if (judge && rec.details.judge === undefined) rec.details.judge = judge.state();
+          await judge?.close();
+        },
+      },
+      { name: 'workspace', run: () => env.keepWorkspaces || rm(ws)() },
+      { name: 'scratch', run: rm(scratch) },
+      { name: 'verifier', run: rm(this.verifierDir) },
+    ];
+  }
 }
 
 async function startTaskJudge(task: HarborTask, sandbox: SandboxDriver, agentImage: string) {
@@ -211,60 +287,6 @@ async function startTaskJudge(task: HarborTask, sandbox: SandboxDriver, agentIma
   });
 }
 
-async function agentPhase(
-  spec: HarborSpec,
-  env: TrialEnv,
-  sandbox: SandboxDriver,
-  base: Omit<SessionOptions, 'home' | 'tag'>,
-  scratch: string,
-  endpoint: TrialEndpoint | undefined,
-  judge: Judge | undefined,
-): Promise<AgentOutcome> {
-  const task = spec.task.task;
-  const since = ctimeMark(scratch);
-  const logsAgent = join(scratch, 'logs-agent');
-  mkdirSync(logsAgent, { recursive: true });
-  const mounts: Mount[] = [{ source: logsAgent, target: '/logs/agent' }];
-  // The reference solution is the oracle's alone.
-  if (env.agent.name === 'oracle' && task.solutionDir)
-    mounts.push({ source: task.solutionDir, target: SOLUTION_MOUNT, readOnly: true });
-  const judgeEnv = judge ? { JUDGE_URL: judge.agentUrl } : undefined;
-  const r = await withSession(
-    sandbox,
-    {
-      ...base,
-      home: join(scratch, 'home'),
-      writable: [scratch],
-      tag: randomUUID(),
-      endpoint,
-      ...(judge && { extraEndpoints: [{ baseUrl: judge.agentUrl }] }),
-      mounts,
-      ...(judgeEnv && { env: judgeEnv }),
-    },
-    (session) =>
-      env.agent.run({
-        task,
-        mode: spec.mode,
-        prompt: task.instruction,
-        workspace: base.workspace,
-        scratchDir: scratch,
-        timeoutSec: task.timeouts.agent_sec,
-        provider: spec.provider,
-        model: spec.model,
-        attempt: spec.attempt,
-        endpoint: endpoint && {
-          baseUrl: endpoint.baseUrl,
-          apiKey: endpoint.apiKey,
-          kind: endpoint.kind,
-        },
-        ...(judgeEnv && { env: judgeEnv }),
-        signal: env.signal,
-        sandbox: session,
-      }),
-  );
-  return { result: r.value, session: r.report, telemetry: endpoint?.finish?.(), since };
-}
-
 /** What the agent left in the workspace that would run inside the verifier's interpreter. */
 function hardenHarbor(ws: string, snapshot: string, verifyHome: string): string[] {
   const removed: string[] = [];
@@ -285,14 +307,14 @@ function hardenHarbor(ws: string, snapshot: string, verifyHome: string): string[
 
 async function verifyPhase(
   task: HarborTask,
+  services: HarborServices,
   sandbox: SandboxDriver,
-  base: Omit<SessionOptions, 'home' | 'tag'>,
-  scratch: string,
+  base: BaseSession,
+  dir: string,
   verifyHome: string,
   judge: Judge | undefined,
 ): Promise<RunResult> {
   // Outside the scratch directory the agent could write to: made only now, empty.
-  const dir = `${scratch}-verifier`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'logs'), { recursive: true });
   // Refused when the task was loaded; checked again where it is copied into the verifier.
@@ -306,7 +328,7 @@ async function verifyPhase(
   const judgeEnv: Record<string, string> = judge
     ? { JUDGE_VERIFIER_URL: judge.verifierUrl, JUDGE_TOKEN: judge.token }
     : {};
-  const r = await withSession(
+  const r = await services.withSession(
     sandbox,
     {
       ...base,
@@ -321,7 +343,7 @@ async function verifyPhase(
     },
     (session) => {
       const w = session.wrap('/bin/sh', ['-c', TEST_COMMAND]);
-      return run(w.command, w.args, {
+      return services.run(w.command, w.args, {
         cwd: base.workspace,
         env: { HOME: verifyHome },
         timeoutMs: task.timeouts.verifier_sec * 1000,
@@ -335,26 +357,4 @@ async function verifyPhase(
       'verifier_timeout',
     );
   return r.value;
-}
-
-function saveArtifacts(
-  dir: string,
-  prompt: string,
-  agent: AgentOutcome | undefined,
-  patch: string | undefined,
-  tests: RunResult | undefined,
-  judge: Judge | undefined,
-): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'prompt.md'), prompt);
-  if (agent) {
-    writeFileSync(join(dir, 'agent.stdout'), agent.result.stdout);
-    writeFileSync(join(dir, 'agent.stderr'), agent.result.stderr);
-  }
-  if (patch !== undefined) writeFileSync(join(dir, 'agent.diff'), patch);
-  if (tests) {
-    writeFileSync(join(dir, 'tests-harbor.stdout'), tests.stdout);
-    writeFileSync(join(dir, 'tests-harbor.stderr'), tests.stderr);
-  }
-  if (judge) writeFileSync(join(dir, 'judge.json'), `${JSON.stringify(judge.state(), null, 2)}\n`);
 }

@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InfraError } from '../util/errors.js';
-import { sameEntry, walk } from '../verify/fs-tree.js';
+import { sameEntry, walk } from '../util/fs-tree.js';
 import type { PreparedEnvironment } from '../workspace/environment.js';
 import { copyFromImage, type Engine } from '../workspace/sandbox/engine.js';
 

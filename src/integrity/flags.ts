@@ -1,7 +1,6 @@
 // Integrity flags: what an agent touched that it should not have. They are recorded on the trial
 // (--integrity flag, the default), dropped (off), or turn a rewarded trial into a failure
 // (strict). Hardening happens in every mode: a flag says the agent tried, not that it got paid.
-import type { TrialRecord } from '../store/store.js';
 
 export const INTEGRITY_MODES = ['off', 'flag', 'strict'] as const;
 export type IntegrityMode = (typeof INTEGRITY_MODES)[number];
@@ -24,7 +23,16 @@ export const STRICT_LABEL = 'integrity_violation';
  * score 0 and label `integrity_violation`; its original label and score and the flags that
  * decided it are kept in details.integrity.strict. Confidence level and tests stay as measured.
  */
-export function applyIntegrity(rec: TrialRecord, flags: IntegrityFlag[], mode: IntegrityMode) {
+/** What the strict rule reads and rewrites of a trial's record (src/trial/record.ts). */
+export interface FlaggedRecord {
+  status: string;
+  score: number | null;
+  label: string | null;
+  flags: string[];
+  details: Record<string, unknown>;
+}
+
+export function applyIntegrity(rec: FlaggedRecord, flags: IntegrityFlag[], mode: IntegrityMode) {
   if (mode === 'off') return;
   rec.flags.push(...flags);
   if (mode !== 'strict' || rec.status !== 'scored' || !rec.score || flags.length === 0) return;

@@ -6,8 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { lstatOrNull, restoreEntry, sameEntry, walk } from '../util/fs-tree.js';
 import { GIT_ENV } from '../util/git.js';
-import { lstatOrNull, restoreEntry, sameEntry, walk } from '../verify/fs-tree.js';
 import { DEPENDENCY_DIRS } from '../verify/infra.js';
 import { type ChangedPaths, scopedWalk, touches } from '../workspace/changes.js';
 

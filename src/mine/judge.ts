@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { neutralised } from '../gates/import-check.js';
 import { type TaskValidation, validateTask } from '../gates/runner.js';
-import type { GateId, GateResult } from '../gates/types.js';
+import type { GateId, GateResult } from '../task/evidence.js';
 import { importFrom } from '../task/import.js';
 import { InfraError, UserError } from '../util/errors.js';
 import { ensureSourceClone } from '../workspace/source.js';

@@ -9,8 +9,8 @@ import { InfraError } from '../util/errors.js';
 import { tryGit } from '../util/git.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { type Candidate, changedPaths, triage, walkCandidates } from './candidates.js';
-import { judgeCandidate, type RejectReason, type Timings } from './judge.js';
-import { MineState } from './state.js';
+import { judgeCandidate, type RejectReason } from './judge.js';
+import { type MineRow, MineState } from './state.js';
 
 export interface MineOptions {
   gitDir: string;
@@ -35,28 +35,6 @@ export interface MineOptions {
   log: (line: string) => void;
   /** Called with each row as soon as it is decided. */
   onRow?: (row: MineRow) => void;
-}
-
-export interface MineRow {
-  commit: string;
-  pr?: number;
-  kind: Candidate['kind'];
-  subject: string;
-  merged_at: string;
-  status: 'admitted' | 'rejected';
-  reason?: RejectReason;
-  detail: string;
-  task_id?: string;
-  files: number;
-  fail_to_pass?: number;
-  pass_to_pass?: number;
-  timings?: Timings;
-  /** True when the verdict came from the state file (an earlier invocation). */
-  resumed?: boolean;
-  /** Where --out wrote the task, or why not. */
-  written?: string;
-  /** The admitted task (kept in the state so a later --out can write it). */
-  task?: Record<string, unknown>;
 }
 
 export interface MineResult {

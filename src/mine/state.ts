@@ -6,7 +6,31 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname } from 'node:path';
 import { UserError } from '../util/errors.js';
 import { writeFailure } from '../util/write.js';
-import type { MineRow } from './mine.js';
+import type { Candidate } from './candidates.js';
+import type { RejectReason, Timings } from './judge.js';
+
+/** One mined candidate: its verdict, why, and where its task went. */
+export interface MineRow {
+  commit: string;
+  pr?: number;
+  kind: Candidate['kind'];
+  subject: string;
+  merged_at: string;
+  status: 'admitted' | 'rejected';
+  reason?: RejectReason;
+  detail: string;
+  task_id?: string;
+  files: number;
+  fail_to_pass?: number;
+  pass_to_pass?: number;
+  timings?: Timings;
+  /** True when the verdict came from the state file (an earlier invocation). */
+  resumed?: boolean;
+  /** Where --out wrote the task, or why not. */
+  written?: string;
+  /** The admitted task (kept in the state so a later --out can write it). */
+  task?: Record<string, unknown>;
+}
 
 interface StateFile {
   version: 1;

@@ -251,7 +251,7 @@ class Trial {
       ...(this.budgetHit && { budget_exceeded: this.budgetHit }),
       ...(this.lastError && { last_error: this.lastError }),
       // The trial ended on a provider that refused, went quiet or dropped the reply: an
-      // infrastructure failure (src/run/trial-phases.ts), never the model's score.
+      // infrastructure failure (src/trial/agent.ts), never the model's score.
       ...(this.upstreamFailure && { upstream_failure: this.upstreamFailure }),
       ...(o.record && { cassette: o.record.file }),
     };

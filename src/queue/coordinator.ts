@@ -5,10 +5,10 @@
 // Loaded only by `run --queue` (dynamic import): local runs never load bullmq.
 import { type Job, Queue, QueueEvents } from 'bullmq';
 import type { RunConfig } from '../run/config.js';
-import type { RunPaths } from '../run/paths.js';
 import type { TrialSpec } from '../run/plan.js';
 import type { ExecutorHooks, TrialExecutor } from '../run/runner.js';
 import type { TrialRecord } from '../store/store.js';
+import type { RunPaths } from '../trial/paths.js';
 import { unpackArtifacts } from './artifacts.js';
 import { connectionFor } from './connection.js';
 import { probeRedis } from './probe.js';

@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import type { Mode } from '../agent/types.js';
 import type { RunConfig } from '../run/config.js';
 import type { RunnableTask, TrialSpec } from '../run/plan.js';
-import { emptyRecord } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
+import { emptyRecord } from '../trial/record.js';
 
 /** One queue for every run: any worker can take any run's trials. */
 export const QUEUE_NAME = 'nanobench-trials';

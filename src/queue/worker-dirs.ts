@@ -8,9 +8,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { killExecutionLeftovers } from '../agent/process-group.js';
 import { onEveryEngine } from '../run/leftovers.js';
 import { type Execution, executionDead, parseExecution, thisExecution } from '../util/execution.js';
+import { killExecutionLeftovers } from '../util/process-group.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { LABEL_EXECUTION } from '../workspace/sandbox/container.js';
 import { removeLabelled } from '../workspace/sandbox/engine.js';

@@ -2,7 +2,6 @@
 // One cell per (provider, model, task, mode) with pass@1, mean over N runs, the raw count and
 // a 95% Wilson interval on the pass rate. Infra errors sit beside the rates, never inside.
 import { type Cutoffs, cutoffFor, mergedBeforeCutoff } from '../config/cutoffs.js';
-import type { EvidenceStatus } from '../gates/evidence.js';
 import {
   getOrInit,
   joinKey,
@@ -11,6 +10,7 @@ import {
   Tally,
   type TrialOutcome,
 } from '../stats/aggregate.js';
+import type { EvidenceStatus } from '../task/evidence.js';
 
 export { naturalCompare } from '../stats/aggregate.js';
 

@@ -3,7 +3,6 @@
 import { type AuditSummary, applyAudit } from '../audit/policy.js';
 import { type RunSaturation, saturatedInRun } from '../calibration/calibration.js';
 import { type Cutoffs, cutoffFor } from '../config/cutoffs.js';
-import type { EvidenceStatus } from '../gates/evidence.js';
 import { type IntegritySummary, integritySummary } from '../integrity/report.js';
 import { readRunConfig } from '../run/stored-config.js';
 import {
@@ -18,6 +17,7 @@ import {
 import { type SamplingPolicy, samplingPolicy } from '../stats/sampling.js';
 import { type TaskWeightedRate, taskResults, taskWeightedRate } from '../stats/tasks.js';
 import type { RunRecord } from '../store/store.js';
+import type { EvidenceStatus } from '../task/evidence.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
 import { type MatrixCell, naturalCompare, providerMatrix } from './matrix.js';
 import { type NavigationDelta, navigationDeltas } from './navigation.js';
@@ -140,7 +140,7 @@ export interface Report {
   /** Where the trials' time went, per phase; null when no trial was timed (src/report/phases.ts). */
   phases: PhaseSummary | null;
   /**
-   * Tasks that ran without passing gate evidence for their content (src/gates/evidence.ts);
+   * Tasks that ran without passing gate evidence for their content (src/task/evidence.ts);
    * recorded: false for runs that predate evidence.
    */
   evidence: {

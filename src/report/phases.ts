@@ -1,8 +1,16 @@
 // Where a run's time went: the mean and median of each trial phase (details.phase_ms, timed by
 // the trial template) and how the workspaces were made (details.provision). Trials stored before
 // phases were timed are left out, and the summary says how many it covers.
-import { TIMED_PHASES as ORDER } from '../run/trial-phases.js';
-import type { ReportTrial } from './model.js';
+import { TIMED_PHASES } from '../trial/stages.js';
+
+const ORDER: readonly string[] = TIMED_PHASES;
+
+/** What this reads of a trial: the columns Store.trialOutcomes flattens, or a full record's details. */
+interface TimedTrial {
+  phase_ms?: Record<string, number> | null;
+  provision_mode?: string | null;
+  details?: Record<string, unknown>;
+}
 
 export interface PhaseSummary {
   /** Trials with timed phases. */
@@ -20,7 +28,7 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-export function phaseSummary(trials: ReportTrial[]): PhaseSummary | null {
+export function phaseSummary(trials: TimedTrial[]): PhaseSummary | null {
   const timed = trials
     .map((t) => ({
       ms: (t.phase_ms ?? t.details?.phase_ms) as Record<string, number> | null | undefined,

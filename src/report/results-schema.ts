@@ -1,6 +1,6 @@
 // The machine-readable results (`run --json`, `report --format json`, `demo --json`) as zod
 // schemas. trial-view.ts builds its objects as these types, so the view cannot drift from the
-// schema, and schemas/results.schema.json is generated from them (src/task/json-schema.ts; a test
+// schema, and schemas/results.schema.json is generated from them (src/report/json-schemas.ts; a test
 // compares the checked-in file and validates real output against it).
 import { z } from 'zod';
 import { PROVIDER_KINDS } from '../provider/kinds.js';

@@ -5,7 +5,6 @@
 // from the agent's report).
 
 import type { z } from 'zod';
-import type { FilesRead } from '../agent/tool-use.js';
 import type { ProviderKind } from '../provider/kinds.js';
 import type { RunRecord, TrialRecord } from '../store/store.js';
 import type { ResultsSchema, TrialView } from './results-schema.js';
@@ -24,9 +23,7 @@ interface ProxyDetails {
 
 export function trialView(t: TrialRecord): TrialView {
   const proxy = t.details.proxy as ProxyDetails | undefined;
-  const calls = t.details.tool_calls as
-    | { calls: number; failed: number; by_tool: Record<string, number> }
-    | undefined;
+  const calls = t.details.tool_calls;
   return {
     task_id: t.task_id,
     agent: t.agent,
@@ -47,7 +44,7 @@ export function trialView(t: TrialRecord): TrialView {
     error_stage: t.error_stage ?? null,
     error_code: t.error_code ?? null,
     duration_ms: t.duration_ms,
-    explanation: (t.details.explanation as string | undefined) ?? null,
+    explanation: t.details.explanation ?? null,
     artifacts_dir: t.artifacts_dir,
     // Trials recorded before the proxy knew kinds spoke OpenAI chat completions.
     provider_kind: proxy ? (proxy.kind ?? 'openai-compatible') : null,
@@ -60,7 +57,7 @@ export function trialView(t: TrialRecord): TrialView {
     non_deterministic: t.flags.includes('non_deterministic'),
     cost_usd: proxy?.cost_usd ?? null,
     tool_calls: calls ? { total: calls.calls, failed: calls.failed, by_tool: calls.by_tool } : null,
-    files_read: (t.details.files_read as FilesRead | undefined) ?? null,
+    files_read: t.details.files_read ?? null,
   };
 }
 

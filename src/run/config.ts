@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, freemem } from 'node:os';
 import { resolve } from 'node:path';
+import { agentEntry, agentList } from '../agent/agents.js';
 import type { Mode } from '../agent/types.js';
 import { INTEGRITY_MODES, type IntegrityMode } from '../integrity/flags.js';
 import { DEFAULT_PROVIDERS_FILE } from '../provider/providers-config.js';
@@ -166,10 +167,8 @@ export function parseModes(mode: string | undefined): Mode[] {
   }
 }
 
-const LLM_AGENTS = ['nanocoder'];
-
 /** Agents that talk to a model: `--sandbox auto` never runs them unsandboxed. */
-export const isLlmAgent = (agent: string) => LLM_AGENTS.includes(agent);
+export const isLlmAgent = (agent: string) => agentEntry(agent)?.kind === 'llm';
 
 export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunConfig {
   if (datasets.length === 0)
@@ -178,19 +177,12 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
       'name at least one dataset directory or task file (e.g. "nanobench run examples")',
     );
   const agent = o.agent;
-  if (
-    !LLM_AGENTS.includes(agent) &&
-    !['oracle', 'nop'].includes(agent) &&
-    !agent.startsWith('command:')
-  )
-    throw new UserError(
-      'BAD_AGENT',
-      `--agent must be nanocoder, oracle, nop or command:<shell>, got "${agent}"`,
-    );
+  if (!agentEntry(agent))
+    throw new UserError('BAD_AGENT', `--agent must be ${agentList()}, got "${agent}"`);
   if (agent === 'command:')
     throw new UserError('BAD_AGENT', '--agent command: needs a shell command after the colon');
   let models: ModelRef[];
-  if (LLM_AGENTS.includes(agent)) {
+  if (isLlmAgent(agent)) {
     const provider = o.provider ?? RUN_DEFAULTS.provider;
     // A model named twice would plan the same trials twice (one of each pair silently dropped).
     const names = [...new Set((o.model ?? []).flatMap((m) => m.split(',')).filter(Boolean))];
@@ -256,7 +248,7 @@ function proxyOptions(agent: string, o: RunOptionsInput) {
     ['requestBudget', '--request-budget'],
   ];
   const given = flags.find(([k]) => o[k] !== undefined);
-  if (given && !LLM_AGENTS.includes(agent))
+  if (given && !isLlmAgent(agent))
     throw new UserError('BAD_OPTION', `${given[1]} applies only to LLM agents (nanocoder)`);
   const file = o.providersConfig ?? DEFAULT_PROVIDERS_FILE;
   // Named but missing: refused even when this run would not read it (a typo must not pass).

@@ -7,8 +7,9 @@
 // itself is swept: a queue worker working on the run, on this machine, keeps its own.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { killRunLeftovers } from '../agent/process-group.js';
+import type { RunPaths } from '../trial/paths.js';
 import { executionDead, parseExecution } from '../util/execution.js';
+import { killRunLeftovers } from '../util/process-group.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { LABEL_EXECUTION, LABEL_RUN } from '../workspace/sandbox/container.js';
 import {
@@ -18,7 +19,6 @@ import {
   findEngine,
   removeLabelledIf,
 } from '../workspace/sandbox/engine.js';
-import type { RunPaths } from './paths.js';
 
 /** Runs `f` on every container engine that works here; the sum of what it returns. */
 export async function onEveryEngine(f: (e: Engine) => Promise<number>): Promise<number> {

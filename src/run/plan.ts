@@ -1,27 +1,16 @@
 // Planning: which trials a run consists of. Deterministic order, stable keys (resume and
 // de-duplication depend on them).
 import type { Mode } from '../agent/types.js';
-import { type HarborTask, isHarborTask } from '../harbor/task.js';
-import type { LoadedTask } from '../task/load.js';
-import type { ResolvedTask } from '../task/patches.js';
+import { type HarborTask, isHarborTask } from '../task/harbor.js';
 import type { TaskState } from '../task/schema.js';
 
-/** What a trial runs: a PR task with its patches, or a Harbor task. */
-export type RunnableTask = LoadedTask<ResolvedTask | HarborTask>;
+import type { RunnableTask, TrialSpec } from '../trial/spec.js';
+
+export type { RunnableTask, TrialSpec };
 
 export interface ModelRef {
   provider: string;
   model: string;
-}
-
-export interface TrialSpec {
-  key: string;
-  task: RunnableTask;
-  agent: string;
-  provider: string;
-  model: string;
-  mode: Mode;
-  attempt: number;
 }
 
 /**

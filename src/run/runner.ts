@@ -4,10 +4,11 @@
 // Interrupt (SIGINT/SIGTERM) stops new trials, aborts the ones in flight (they are not stored,
 // so --resume runs them again) and marks the run interrupted.
 import type { Store, TrialRecord } from '../store/store.js';
+import type { TrialEnv } from '../trial/env.js';
+import { runTrial } from '../trial/run-trial.js';
 import { DiskFullError, diskFullAt, isDiskFull } from '../util/disk-full.js';
 import { InfraError } from '../util/errors.js';
 import type { TrialSpec } from './plan.js';
-import { runTrial, type TrialEnv } from './trial.js';
 
 export interface ProgressEvent {
   done: number;

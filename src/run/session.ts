@@ -16,6 +16,8 @@ import {
   loadAnyDataset,
 } from '../task/load.js';
 import { loadManifest, type Manifest } from '../task/manifest.js';
+import type { RunPaths } from '../trial/paths.js';
+import { STAGES } from '../trial/stages.js';
 import { UserError } from '../util/errors.js';
 import { redactUrl } from '../util/redact-url.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
@@ -23,7 +25,6 @@ import { resolveTasks } from '../workspace/resolve-tasks.js';
 import type { RunConfig } from './config.js';
 import { acquireRunLease, type LeaseHandle } from './lease.js';
 import { endLeftovers } from './leftovers.js';
-import type { RunPaths } from './paths.js';
 import {
   planTrials,
   type RunnableTask,
@@ -40,7 +41,6 @@ import {
   type StoredRunConfig,
 } from './stored-config.js';
 import { taskMetaSnapshot } from './task-meta.js';
-import { STAGES } from './trial-phases.js';
 import { type RunWiring, wireRun } from './wiring.js';
 
 export interface SessionHooks {

@@ -1,8 +1,9 @@
 // Task metadata for reports (tier, languages, domain, reasoning category, token estimate,
 // merged_at, gate evidence). Trials do not carry it, so a run stores a small snapshot in its
 // config when it starts; reports then never depend on the dataset still being on disk.
-import { type EvidenceStatus, evidenceStatus } from '../gates/evidence.js';
+
 import { contentDigest } from '../task/digest.js';
+import { type EvidenceStatus, evidenceStatus } from '../task/evidence.js';
 import { isHarborLoaded, type LoadedTask } from '../task/load.js';
 import type { Task, TaskState } from '../task/schema.js';
 import { type RunnableTask, runsForTier } from './plan.js';

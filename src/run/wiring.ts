@@ -4,16 +4,16 @@
 // list of what it hides is written here once.
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
-import { isHarborTask } from '../harbor/task.js';
 import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
 import { SCRIPTED } from '../provider/providers-config.js';
+import { isHarborTask } from '../task/harbor.js';
+import { hasEnvironment } from '../trial/environment.js';
 import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import { selectSandbox } from '../workspace/sandbox/select.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import { isLlmAgent, type RunConfig } from './config.js';
 import type { TrialSpec } from './plan.js';
-import { hasEnvironment } from './trial-environment.js';
 
 export interface RunWiring {
   agent: Agent;

@@ -12,7 +12,7 @@
  */
 export const SCORING_RULES_VERSION = 3;
 
-import type { ExitKind, Mode } from '../agent/types.js';
+import { type ExitKind, type Mode, STOP_KINDS } from '../agent/types.js';
 import {
   CONTEXT_EXPLOSION_FILES,
   type ConfidenceLevel,
@@ -105,9 +105,8 @@ export const RULES: Record<Label, { rule: number | null; when: string }> = {
 };
 
 // A rate limit or an exhausted quota is the provider refusing service, not the model filling its
-// context: such trials never get here (an infra error, src/run/trial-phases.ts; the deviation from
-// the whitepaper's rule 1 is in docs/ARCHITECTURE.md).
-const STOPPED_BEFORE_EDIT: ExitKind[] = ['context_exceeded'];
+// context: such trials never get here (an infra error, src/trial/agent.ts; the deviation from
+// the whitepaper's rule 1 is in docs/ARCHITECTURE.md). The stops are STOP_KINDS (src/agent/types.ts).
 
 function outcome(
   label: Label,
@@ -156,7 +155,7 @@ function classify(input: ScoreInput): ScoreOutcome {
   const overlap = input.filesChanged.filter((f) => input.requiredFiles.includes(f));
 
   // 1. Halted on a context-size / rate-limit error before editing anything.
-  if (STOPPED_BEFORE_EDIT.includes(input.agentExit) && input.filesChanged.length === 0)
+  if (STOP_KINDS.includes(input.agentExit) && input.filesChanged.length === 0)
     return outcome(
       'context_window_exceeded',
       `agent stopped (${input.agentExit}) before changing any file`,

@@ -3,7 +3,7 @@
 // runs, task selection and the content of every task) with the same agent build; anything else
 // is refused unless forced, because the merged numbers would mix two experiments.
 import { cpSync, existsSync } from 'node:fs';
-import type { RunPaths } from '../run/paths.js';
+import type { RunPaths } from '../trial/paths.js';
 import { UserError } from '../util/errors.js';
 import { newRunId } from './run-id.js';
 import type { RunRecord, Store, TrialRecord } from './store.js';

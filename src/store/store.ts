@@ -3,39 +3,11 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { TrialRecord } from '../trial/record.js';
 import { UserError } from '../util/errors.js';
 import { MIGRATIONS } from './migrations.js';
 
-export interface TrialRecord {
-  run_id: string;
-  trial_key: string;
-  task_id: string;
-  agent: string;
-  provider: string;
-  model: string;
-  mode: string;
-  attempt: number;
-  status: 'scored' | 'error';
-  score: number | null;
-  label: string | null;
-  confidence_level: string | null;
-  tests_passed: number;
-  tests_failed: number;
-  tests_total: number;
-  files_changed: string[];
-  flags: string[];
-  exit_kind: string | null;
-  timed_out: boolean;
-  error: string | null;
-  /** Where and what, for status "error" (src/run/trial-phases.ts STAGES; codes per stage). */
-  error_stage: string | null;
-  error_code: string | null;
-  details: Record<string, unknown>;
-  started_at: string;
-  finished_at: string;
-  duration_ms: number;
-  artifacts_dir: string | null;
-}
+export type { TrialRecord };
 
 export interface RunRecord {
   id: string;

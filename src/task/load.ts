@@ -2,10 +2,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ZodIssue } from 'zod';
-import { type HarborTask, harborDigest, harborTaskDirs, loadHarborTask } from '../harbor/task.js';
 import { diskEscape } from '../util/contained-path.js';
 import { UserError } from '../util/errors.js';
 import { taskDigest } from './digest.js';
+import { type HarborTask, harborDigest, harborTaskDirs, loadHarborTask } from './harbor.js';
 import { findPlaceholders } from './placeholders.js';
 import { type Task, TaskSchema } from './schema.js';
 

@@ -303,7 +303,7 @@ export const TaskSchema = z
 
 /**
  * Criteria ids are unique, never the reserved pass_to_pass, and no test is in two criteria.
- * Whether they cover fail_to_pass is checked where they are used (src/contracts/criteria.ts):
+ * Whether they cover fail_to_pass is checked where they are used (src/score/criteria.ts):
  * `validate --write` may re-record the lists before the criteria are updated.
  */
 function criteriaShape(criteria: CriterionDecl[], ctx: z.RefinementCtx): void {

@@ -24,6 +24,7 @@ import { type Interval, wilson } from '../stats/wilson.js';
 import type { RunRecord, RunTally, Store, StoredTrial, TrialIndexRow } from '../store/store.js';
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import { loadManifest } from '../task/manifest.js';
+import { ARTIFACT } from '../trial/artifacts.js';
 import { type DiffFile, parseDiff } from './diff.js';
 import { buildTranscript, type Transcript } from './transcript.js';
 
@@ -374,7 +375,7 @@ export function trialPage(
   const i = list.findIndex((t) => t.id === trialId);
   const dir = artifactsDir(store, trial);
   const loaded = (): LoadedTask | undefined => taskFromDatasets(run, trial.task_id);
-  const storedPrompt = readText(dir, 'prompt.md');
+  const storedPrompt = readText(dir, ARTIFACT.prompt);
   const fromDataset = storedPrompt === null ? loaded() : undefined;
   const prompt =
     storedPrompt !== null
@@ -389,9 +390,9 @@ export function trialPage(
     : fromDisk
       ? { files: fromDisk, source: 'dataset' as const }
       : null;
-  const patch = readText(dir, 'agent.diff');
+  const patch = readText(dir, ARTIFACT.diff);
   const d = trial.details;
-  const agentStdout = readText(dir, 'agent.stdout');
+  const agentStdout = readText(dir, ARTIFACT.agentStdout);
   const cassetteFile =
     (typeof (d.proxy as { cassette?: unknown })?.cassette === 'string' &&
     existsSync((d.proxy as { cassette: string }).cassette)
@@ -417,7 +418,7 @@ export function trialPage(
         : null,
     rule: trial.label && trial.label in RULES ? RULES[trial.label as keyof typeof RULES] : null,
     agent_stdout: agentStdout,
-    agent_stderr: readText(dir, 'agent.stderr'),
+    agent_stderr: readText(dir, ARTIFACT.agentStderr),
   };
 }
 

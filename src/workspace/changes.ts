@@ -12,7 +12,7 @@
 // the set may be larger than the change, never smaller.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type EntryType, entryType, lstatOrNull, walk } from '../verify/fs-tree.js';
+import { type EntryType, entryType, lstatOrNull, walk } from '../util/fs-tree.js';
 
 /**
  * Workspace-relative paths that may differ from the lower layer, sorted, none below another.

@@ -11,8 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InfraError } from '../util/errors.js';
+import { walk } from '../util/fs-tree.js';
 import { GIT_ENV, git } from '../util/git.js';
-import { walk } from '../verify/fs-tree.js';
 import { type ChangedPaths, listedStat } from './changes.js';
 import { snapshotTree } from './provision.js';
 

@@ -24,7 +24,7 @@ import {
 import { dirname, join } from 'node:path';
 import { InfraError } from '../util/errors.js';
 import { tryGit } from '../util/git.js';
-import { which } from './sandbox/contain.js';
+import { which } from '../util/which.js';
 
 export const PROVISION_MODES = ['auto', 'overlay', 'fuse-overlayfs', 'reflink', 'copy'] as const;
 export type ProvisionMode = (typeof PROVISION_MODES)[number];

@@ -5,6 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { LoadedTask } from '../task/load.js';
+import { inMirror } from '../task/mirror.js';
 import { InfraError } from '../util/errors.js';
 import { GIT_ENV, tryGit } from '../util/git.js';
 import { run } from '../util/process.js';
@@ -13,15 +14,6 @@ export interface RepoSource {
   /** Path or URL git can fetch from. */
   location: string;
   kind: 'mirror' | 'dataset-mirror' | 'local' | 'remote';
-}
-
-/** DIR/<owner>/<name>.git, .bundle or a plain directory, when one exists. */
-export function inMirror(dir: string, repo: string): string | undefined {
-  for (const suffix of ['.git', '.bundle', '']) {
-    const p = join(dir, `${repo}${suffix}`);
-    if (existsSync(p)) return p;
-  }
-  return undefined;
 }
 
 export function resolveSource(lt: LoadedTask, mirrorDir?: string): RepoSource {

@@ -5,9 +5,9 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { NanocoderAgent } from '../../src/agent/nanocoder.js';
-import { runProcessGroup } from '../../src/agent/process-group.js';
 import { parseScript } from '../../src/provider/script-schema.js';
 import { type ScriptedServer, startScriptedServer } from '../../src/provider/scripted-server.js';
+import { runProcessGroup } from '../../src/util/process-group.js';
 import { makeTrialDirs, trialContext } from './nanocoder-helpers.js';
 
 const OUT = path.join(import.meta.dirname, '..', 'fixtures', 'nanocoder');

@@ -8,7 +8,7 @@ import {
   killStragglers,
   runProcessGroup,
   TAG_VAR,
-} from '../../src/agent/process-group.js';
+} from '../../src/util/process-group.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const alive = (pid: number) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCase, loadCases } from '../../src/contracts/cases.js';
-import { taskCriteria, testCriteriaVector } from '../../src/contracts/criteria.js';
+import { taskCriteria, testCriteriaVector } from '../../src/score/criteria.js';
 import { loadDataset } from '../../src/task/load.js';
 import type { Task } from '../../src/task/schema.js';
 import { EXAMPLES } from '../helpers/cli.js';

@@ -6,8 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evidenceStatus, readEvidence } from '../../src/gates/evidence.js';
-import { GATE_IDS } from '../../src/gates/types.js';
+import { evidenceStatus, GATE_IDS, readEvidence } from '../../src/task/evidence.js';
 import { loadDataset } from '../../src/task/load.js';
 import { loadManifest } from '../../src/task/manifest.js';
 import { SHIPPED_DATASETS_DIR, shippedDatasets } from '../../src/task/registry.js';

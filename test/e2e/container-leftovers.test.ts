@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { endLeftovers } from '../../src/run/leftovers.js';
-import { RunPaths } from '../../src/run/paths.js';
+import { RunPaths } from '../../src/trial/paths.js';
 import { formatExecution, startTime } from '../../src/util/execution.js';
 import { tempDir } from '../helpers/cli.js';
 import { noPodman, testImage } from '../helpers/containers.js';

@@ -9,8 +9,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { endLeftovers } from '../../src/run/leftovers.js';
-import { RunPaths } from '../../src/run/paths.js';
 import { Store } from '../../src/store/store.js';
+import { RunPaths } from '../../src/trial/paths.js';
 import { mountTable } from '../../src/workspace/layers.js';
 import { AGENTS, CLI, EXAMPLES, varTempDir } from '../helpers/cli.js';
 import {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: install the Debian package "chromium" (see .ci/run)`);
   const demo = nanobench([
-    ...['demo', '--db', db, '--model', 'competent', 'hallucinator', '--mode', 'both'],
+    ...['demo', '--db', db, '--model', 'competent', 'hallucinator', '--mode', 'hinted'],
     ...['--runs', '1', '--json'],
   ]);
   expect(demo.code, demo.stderr).toBe(0);
@@ -81,7 +81,7 @@ describe('nanobench view in a browser', () => {
     const report = JSON.parse(nanobench(['report', ids.demo, '--db', db, '--json']).stdout).report;
     const row = await texts(page, `tr[data-run="${ids.demo}"] td.num`);
     expect(row).toEqual([
-      '20/20',
+      '10/10',
       `${report.overall.passed}/${report.overall.scored} (50%)`,
       `${Math.round(report.overall.ci95.low * 100)}–${Math.round(report.overall.ci95.high * 100)}%`,
       '0',

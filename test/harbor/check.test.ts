@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHECK_IDS, type CheckId, checkHarborTask, checkTargets } from '../../src/harbor/check.js';
-import { loadHarborTask } from '../../src/harbor/task.js';
+import { loadHarborTask } from '../../src/task/harbor.js';
 import { UserError } from '../../src/util/errors.js';
 import { EXAMPLES } from '../helpers/cli.js';
 

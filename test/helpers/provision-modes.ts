@@ -6,13 +6,13 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { which } from '../../src/util/which.js';
 import {
   makeWorkspace,
   type ProvisionKind,
   releaseWorkspace,
   unmountUnder,
 } from '../../src/workspace/layers.js';
-import { which } from '../../src/workspace/sandbox/contain.js';
 import { varTempDir } from './cli.js';
 import { isRoot } from './processes.js';
 

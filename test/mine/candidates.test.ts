@@ -3,9 +3,9 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { GateResult } from '../../src/gates/types.js';
 import { changedPaths, triage, walkCandidates } from '../../src/mine/candidates.js';
 import { reasonOf } from '../../src/mine/judge.js';
+import type { GateResult } from '../../src/task/evidence.js';
 import { buildMineRepo } from '../fixtures/mine/build-mine-repo.mjs';
 import { tempDir } from '../helpers/cli.js';
 

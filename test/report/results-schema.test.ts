@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generatedSchemas } from '../../src/task/json-schema.js';
+import { generatedSchemas } from '../../src/report/json-schemas.js';
 import { nanobench, runJson, tempDir } from '../helpers/cli.js';
 import { validateAgainst } from '../helpers/json-schema.js';
 

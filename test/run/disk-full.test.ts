@@ -5,11 +5,11 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { RunPaths } from '../../src/run/paths.js';
 import type { TrialSpec } from '../../src/run/plan.js';
 import { executePlan, type TrialExecutor } from '../../src/run/runner.js';
-import type { TrialEnv } from '../../src/run/trial.js';
 import { Store, type TrialRecord } from '../../src/store/store.js';
+import type { TrialEnv } from '../../src/trial/env.js';
+import { RunPaths } from '../../src/trial/paths.js';
 import { DiskFullError, isDiskFull } from '../../src/util/disk-full.js';
 import { InfraError } from '../../src/util/errors.js';
 import { tempDir } from '../helpers/cli.js';

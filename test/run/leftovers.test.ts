@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endLeftovers } from '../../src/run/leftovers.js';
-import { RunPaths } from '../../src/run/paths.js';
+import { RunPaths } from '../../src/trial/paths.js';
 import {
   layersDir,
   makeWorkspace,

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runProcessGroup } from '../../src/agent/process-group.js';
+import { runProcessGroup } from '../../src/util/process-group.js';
 import { selectSandbox } from '../../src/workspace/sandbox/select.js';
 import type { SandboxDriver, SandboxSession } from '../../src/workspace/sandbox/types.js';
 import { varTempDir } from '../helpers/cli.js';
@@ -157,7 +157,7 @@ describe.skipIf(noBwrap)('bwrap sandbox', () => {
     });
     await s.close();
     expect(r.timedOut).toBe(true);
-    const { findTagged } = await import('../../src/agent/process-group.js');
+    const { findTagged } = await import('../../src/util/process-group.js');
     expect(await findTagged(s.tag)).toEqual([]);
   });
 
@@ -171,7 +171,7 @@ describe.skipIf(noBwrap)('bwrap sandbox', () => {
     expect(r.stdout).toMatch(/Max processes\s+1024/);
     expect(r.stdout).toMatch(/Max data size\s+4294967296/);
     expect(report.limits).toContain('--nproc=1024');
-    const { findTagged } = await import('../../src/agent/process-group.js');
+    const { findTagged } = await import('../../src/util/process-group.js');
     expect(await findTagged(s.tag)).toEqual([]);
   });
 });

@@ -11,8 +11,8 @@ import { chownSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { killRunLeftovers } from '../../src/agent/process-group.js';
 import { formatExecution, startTime } from '../../src/util/execution.js';
+import { killRunLeftovers } from '../../src/util/process-group.js';
 import { ROOT, varTempDir } from '../helpers/cli.js';
 import {
   asUnprivileged,

@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTagged, runProcessGroup } from '../../src/agent/process-group.js';
+import { findTagged, runProcessGroup } from '../../src/util/process-group.js';
 import { nobodyDriver, nobodyUser } from '../../src/workspace/sandbox/nobody.js';
 import type { SandboxDriver, SandboxSession } from '../../src/workspace/sandbox/types.js';
 import { varTempDir } from '../helpers/cli.js';

@@ -31,7 +31,7 @@ describe('rule 1: halted before any edit', () => {
     expect(r).toMatchObject({ label: 'context_window_exceeded', score: 0, confidenceLevel: '3' });
   });
   // Scoring rules 3: a provider's refusal is never the model's score (an infra error before
-  // the rules run, src/run/trial-phases.ts), so rule 1 no longer takes rate limits or quotas.
+  // the rules run, src/trial/agent.ts), so rule 1 no longer takes rate limits or quotas.
   it('a rate limit or an exhausted quota is not rule 1 any more', () => {
     for (const agentExit of ['rate_limited', 'quota_exceeded'] as const)
       expect(score(input({ agentExit, filesChanged: [] })).label).not.toBe(

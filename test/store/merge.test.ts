@@ -1,9 +1,9 @@
 // Issue #8: what merge accepts and refuses, on synthetic runs.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunPaths } from '../../src/run/paths.js';
 import { type MergeInput, mergeRuns } from '../../src/store/merge.js';
 import { type RunRecord, Store, type TrialRecord } from '../../src/store/store.js';
+import { RunPaths } from '../../src/trial/paths.js';
 import { tempDir } from '../helpers/cli.js';
 
 function run(id: string, over: Record<string, unknown> = {}): RunRecord {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generatedSchemas } from '../../src/task/json-schema.js';
+import { generatedSchemas } from '../../src/report/json-schemas.js';
 import { loadTaskFile, parseTask } from '../../src/task/load.js';
 import { UserError } from '../../src/util/errors.js';
 

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResolvedTask } from '../../src/task/patches.js';
-import { ctimeMark } from '../../src/verify/fs-tree.js';
+import { ctimeMark } from '../../src/util/fs-tree.js';
 import { restoreInfrastructure, sanitizeWorkspace } from '../../src/verify/harden.js';
 
 const PKG = {

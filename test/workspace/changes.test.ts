@@ -5,7 +5,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { walk } from '../../src/verify/fs-tree.js';
+import { walk } from '../../src/util/fs-tree.js';
 import { scopedWalk, touches, upperChanges } from '../../src/workspace/changes.js';
 import { tempDir } from '../helpers/cli.js';
 

@@ -25,7 +25,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JudgeConfig } from '../task.js';
+import type { JudgeConfig } from '../../task/harbor.js';
 import {
   type Grade,
   type GradeResult,

@@ -4,6 +4,7 @@
 import type { Child, FC } from 'hono/jsx';
 import { INTEGRITY_FLAGS } from '../../integrity/flags.js';
 import { modelName, plural } from '../../report/format.js';
+import type { DetailKey } from '../../trial/details.js';
 import type { Artifact, TestRow, TrialPage } from '../data.js';
 import type { DiffFile } from '../diff.js';
 import type { StepView, ToolCallView } from '../transcript.js';
@@ -15,26 +16,49 @@ const obj = (x: unknown): Obj | undefined =>
   x && typeof x === 'object' && !Array.isArray(x) ? (x as Obj) : undefined;
 const num = (x: unknown): number | undefined => (typeof x === 'number' ? x : undefined);
 
+/**
+ * Where each details key a trial writes has its place on this page: a section of its own, or
+ * the raw list at the end. A key added to TrialDetails without a place here fails the type check.
+ */
+const DETAIL_PLACES: Record<DetailKey, 'section' | 'raw'> = {
+  phase_ms: 'section',
+  sandbox: 'section',
+  agent_exit_code: 'section',
+  agent_ms: 'section',
+  agent_meta: 'section',
+  usage: 'section',
+  proxy: 'section',
+  reported_files_changed: 'section',
+  explanation: 'section',
+  symbol: 'section',
+  fail_to_pass: 'section',
+  pass_to_pass: 'section',
+  suites: 'section',
+  verifier_ms: 'section',
+  integrity: 'section',
+  missing_targets: 'section',
+  files_read: 'section',
+  teardown_errors: 'raw',
+  env_reused: 'raw',
+  provision: 'raw',
+  environment: 'raw',
+  tool_calls: 'raw',
+  unreported: 'raw',
+  golden_control: 'raw',
+  verifier: 'raw',
+  scoring_rules_version: 'raw',
+  criteria: 'raw',
+  task_kind: 'raw',
+  reward: 'raw',
+  judge: 'raw',
+};
+
 /** details keys this page shows in their own sections; the rest is listed raw at the end. */
-const SHOWN_DETAILS = new Set([
-  'phase_ms',
-  'sandbox',
-  'agent_exit_code',
-  'agent_ms',
-  'agent_meta',
-  'usage',
-  'proxy',
-  'reported_files_changed',
-  'explanation',
-  'symbol',
-  'fail_to_pass',
-  'pass_to_pass',
-  'suites',
-  'verifier_ms',
-  'integrity',
-  'missing_targets',
-  'files_read',
-]);
+const SHOWN_DETAILS = new Set(
+  Object.entries(DETAIL_PLACES)
+    .filter(([, place]) => place === 'section')
+    .map(([key]) => key),
+);
 
 const json = (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x, null, 2));
 const kb = (n: number) =>
@@ -196,7 +220,7 @@ const Step: FC<{ s: StepView }> = ({ s }) => (
 function Transcript({ p }: { p: TrialPage }) {
   const x = p.transcript;
   // The agent's own account (details.files_read, from its tool calls) when the trial has one.
-  const recorded = (p.trial.details.files_read as { paths?: unknown } | undefined)?.paths;
+  const recorded: unknown = p.trial.details.files_read?.paths;
   const filesRead = Array.isArray(recorded) ? recorded.map(String) : undefined;
   return (
     <section id="transcript">
@@ -393,7 +417,7 @@ const TestTable: FC<{ id: string; title: string; rows: TestRow[] }> = ({ id, tit
 
 function Tests({ p }: { p: TrialPage }) {
   const d = p.trial.details;
-  const suites = Array.isArray(d.suites) ? (d.suites as Obj[]) : [];
+  const suites = Array.isArray(d.suites) ? d.suites : [];
   const missing = obj(d.missing_targets);
   const anyMessage = [...(p.tests?.fail_to_pass ?? []), ...(p.tests?.pass_to_pass ?? [])].some(
     (t) => t.message,

@@ -16,26 +16,14 @@
 // so as pid 1 it ignores the group's SIGTERM: the command gets it exactly once (Nanocoder shuts
 // down cleanly on one, and dies on a second). A command killed by a signal exits 128+n, as
 // under bwrap.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { RUN_ID_VAR, TAG_VAR } from '../../agent/process-group.js';
 import { EXECUTION_VAR, thisExecution } from '../../util/execution.js';
+import { RUN_ID_VAR, TAG_VAR } from '../../util/process-group.js';
+import { which } from '../../util/which.js';
 import type { Containment } from './types.js';
 
 export const INIT_SCRIPT = '"$@"; exit $?';
-
-/** Absolute path of a program on PATH (or in the sbin directories, where pivot_root lives). */
-export function which(name: string): string | null {
-  try {
-    const p = execFileSync('/bin/sh', ['-c', `PATH="$PATH:/usr/sbin:/sbin"; command -v ${name}`], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-    return p.startsWith('/') ? p : null;
-  } catch {
-    return null;
-  }
-}
 
 let envPath: string | undefined;
 

@@ -31,8 +31,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { InfraError } from '../../util/errors.js';
 import { thisExecution } from '../../util/execution.js';
+import { which } from '../../util/which.js';
 import { FORWARDER_SOURCE, type HostBridge, loopbackTarget, startHostBridge } from './bridge.js';
-import { tagPrefix, which } from './contain.js';
+import { tagPrefix } from './contain.js';
 import { type Engine, removeLabelled, sharedLibraries } from './engine.js';
 import type {
   Mount,

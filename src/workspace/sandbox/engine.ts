@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { InfraError } from '../../util/errors.js';
 import { run } from '../../util/process.js';
-import { which } from './contain.js';
+import { which } from '../../util/which.js';
 import { LIMITS } from './limits.js';
 
 export const ENGINES = ['podman', 'docker'] as const;

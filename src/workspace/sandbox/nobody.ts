@@ -29,9 +29,10 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { InfraError } from '../../util/errors.js';
-import { walk } from '../../verify/fs-tree.js';
+import { walk } from '../../util/fs-tree.js';
+import { which } from '../../util/which.js';
 import { mountTable } from '../layers.js';
-import { INIT_SCRIPT, tagPrefix, which } from './contain.js';
+import { INIT_SCRIPT, tagPrefix } from './contain.js';
 import { prlimitArgs } from './limits.js';
 import { isInside, type Toolchain, toolchain } from './toolchain.js';
 import type { SandboxDriver, SandboxSession, SessionOptions, SessionReport } from './types.js';

@@ -1,5 +1,5 @@
 // One sandboxed phase of a trial: open a session, run, close it, and kill whatever outlived it.
-import { killStragglers } from '../../agent/process-group.js';
+import { killStragglers } from '../../util/process-group.js';
 import type { SandboxDriver, SandboxSession, SessionOptions, SessionReport } from './types.js';
 
 export async function withSession<T>(

@@ -1,6 +1,5 @@
 // The sandbox contract. A driver prepares sessions; a session is one sandboxed phase of a trial
 // (the agent, or the verifier's test runs) and turns argv into the argv that runs it isolated.
-import type { AgentSandbox } from '../../agent/types.js';
 import type { Engine } from './engine.js';
 
 export const SANDBOX_MODES = ['auto', 'bwrap', 'none', 'podman', 'docker'] as const;
@@ -12,6 +11,15 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number];
  */
 export const SANDBOX_KINDS = ['bwrap', 'podman', 'docker', 'none-as-nobody', 'none'] as const;
 export type SandboxKind = (typeof SANDBOX_KINDS)[number];
+
+/** An agent launches every process through wrap(), so it runs isolated and can be found again. */
+export interface AgentSandbox {
+  readonly kind: SandboxKind;
+  /** Value of NANOBENCH_PROCESS_TAG for every process of the session (stragglers are found by it). */
+  readonly tag: string;
+  /** argv -> the argv that runs it in the sandbox; `readOnly` paths are made visible read-only. */
+  wrap(command: string, args: string[], readOnly?: string[]): { command: string; args: string[] };
+}
 
 /**
  * What makes a session's processes die with NanoBench, even when it is killed with SIGKILL:
@@ -44,7 +52,7 @@ export interface SessionOptions {
   writable?: string[];
   /** The one network destination allowed: an http(s) URL on the loopback interface. */
   endpoint?: { baseUrl: string };
-  /** Environment tag every process of the session inherits (see agent/process-group.ts). */
+  /** Environment tag every process of the session inherits (see util/process-group.ts). */
   tag: string;
   /** The run's id, set in every process's environment too (killRunLeftovers finds them by it). */
   runId?: string;

@@ -4,12 +4,35 @@
 // the task's current content, and reports mark trials on tasks without it.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentDigest } from '../task/digest.js';
-import type { LoadedTask } from '../task/load.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
-import type { GateResult } from './types.js';
+import { contentDigest } from './digest.js';
+import type { LoadedTask } from './load.js';
 
 export const EVIDENCE_DIR = 'evidence';
+
+/** The admission gates (src/gates/), in the order they run. */
+export const GATE_IDS = [
+  'schema',
+  'reproducible',
+  'verification',
+  'flakiness',
+  'contamination',
+  'repo_score',
+  'controls',
+  'runtime',
+] as const;
+export type GateId = (typeof GATE_IDS)[number];
+
+/** One gate's verdict on a task, as validate prints it and the evidence keeps it. */
+export interface GateResult {
+  gate: GateId;
+  status: 'pass' | 'fail' | 'skip';
+  reason: string;
+  /** How to clear the gate; set on failures. */
+  fix?: string;
+  details?: Record<string, unknown>;
+  ms: number;
+}
 
 export interface Evidence {
   task_id: string;

@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { InfraError } from '../util/errors.js';
+import { InfraError } from './errors.js';
 
 export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
 

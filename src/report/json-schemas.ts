@@ -1,8 +1,8 @@
 // JSON Schemas generated from the zod schemas, so the checked-in files in schemas/ can never
 // drift from the code (a test compares them).
 import { zodToJsonSchema } from 'zod-to-json-schema';
-import { ResultsSchema } from '../report/results-schema.js';
-import { TaskSchema } from './schema.js';
+import { TaskSchema } from '../task/schema.js';
+import { ResultsSchema } from './results-schema.js';
 
 const OPTIONS = {
   $refStrategy: 'none',

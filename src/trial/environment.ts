@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentEnv } from '../agent/agent-env.js';
-import { type HarborTask, isHarborTask } from '../harbor/task.js';
+import { type HarborTask, isHarborTask } from '../task/harbor.js';
 import { environmentPath } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';
@@ -19,7 +19,7 @@ import {
 import type { InstallEnvironment } from '../workspace/provision.js';
 import { withSession } from '../workspace/sandbox/session.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
-import type { RunnableTask } from './plan.js';
+import type { RunnableTask } from './spec.js';
 
 export const hasEnvironment = (task: ResolvedTask | HarborTask): boolean =>
   isHarborTask(task) || task.environment !== undefined;

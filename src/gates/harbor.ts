@@ -8,14 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nopAgent, oracleAgent } from '../agent/controls.js';
 import type { Agent } from '../agent/types.js';
-import type { GateResult } from '../gates/types.js';
-import { RunPaths } from '../run/paths.js';
+import { checkHarborTask } from '../harbor/check.js';
 import { trialKey } from '../run/plan.js';
-import { runTrial } from '../run/trial.js';
 import type { TrialRecord } from '../store/store.js';
+import type { GateResult } from '../task/evidence.js';
+import { harborDigest, loadHarborTask } from '../task/harbor.js';
+import { RunPaths } from '../trial/paths.js';
+import { runTrial } from '../trial/run-trial.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
-import { checkHarborTask } from './check.js';
-import { harborDigest, loadHarborTask } from './task.js';
 
 export interface HarborValidation {
   task_id: string;

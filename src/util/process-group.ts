@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { readdir, readFile, readlink, stat } from 'node:fs/promises';
-import { EXECUTION_VAR, executionDead, parseExecution, thisExecution } from '../util/execution.js';
+import { EXECUTION_VAR, executionDead, parseExecution, thisExecution } from './execution.js';
 
 export interface GroupRunOptions {
   command: string;

@@ -6,26 +6,24 @@
 // report it, the agent's change made it vanish (a runner it crashed, a module that exits at
 // import) and it counts as failed, as before: an agent cannot void its trial by breaking the
 // runner. The golden run is the oracle through the same trial pipeline, once per run and task.
-import { oracleAgent } from '../agent/controls.js';
-import type { TrialRecord } from '../store/store.js';
-import type { ResolvedTask } from '../task/patches.js';
-import { InfraError } from '../util/errors.js';
+import { oracleAgent } from '../../agent/controls.js';
+import type { ResolvedTask } from '../../task/patches.js';
+import { InfraError } from '../../util/errors.js';
 import {
   describeStatus,
   lastOutput,
   type SuiteRun,
   type Verification,
-} from '../verify/verifier.js';
-import type { TrialSpec } from './plan.js';
-import type { TrialEnv } from './trial.js';
+} from '../../verify/verifier.js';
+import type { Unreported } from '../details.js';
+import type { TrialEnv } from '../env.js';
+import type { TrialRecord } from '../record.js';
+import type { TrialSpec } from '../spec.js';
 
-/** What a verification left unreported: suites without a report, targets never named. */
-export interface Unreported {
-  /** Suites whose status is no_report. */
-  noReport: string[];
-  /** Target ids no suite reported although their suite ran, reported and had no load error. */
-  missing: string[];
-}
+/** Runs a control trial of the task (the PR kind passes its own template run). */
+export type RunControl = (spec: TrialSpec, env: TrialEnv) => Promise<TrialRecord>;
+
+export type { Unreported };
 
 export function unreported(task: ResolvedTask, v: Verification): Unreported {
   const reported = new Set(v.suites.filter((x) => x.status === 'reported').map((x) => x.name));
@@ -50,18 +48,25 @@ export type GoldenVerdict =
 const golden = new Map<string, Promise<GoldenVerdict>>();
 
 /** The oracle's trial of the task, as a control: what its golden patch leaves unreported. */
-export function goldenVerdict(spec: TrialSpec, env: TrialEnv): Promise<GoldenVerdict> {
+export function goldenVerdict(
+  spec: TrialSpec,
+  env: TrialEnv,
+  runControl: RunControl,
+): Promise<GoldenVerdict> {
   const key = `${env.paths.root}\0${env.runId}\0${spec.task.digest}`;
   let v = golden.get(key);
   if (!v) {
-    v = runGolden(spec, env);
+    v = runGolden(spec, env, runControl);
     golden.set(key, v);
   }
   return v;
 }
 
-async function runGolden(spec: TrialSpec, env: TrialEnv): Promise<GoldenVerdict> {
-  const { runTrial } = await import('./trial.js');
+async function runGolden(
+  spec: TrialSpec,
+  env: TrialEnv,
+  runControl: RunControl,
+): Promise<GoldenVerdict> {
   const control: TrialSpec = {
     ...spec,
     key: `${spec.task.task.task_id}|golden-control`,
@@ -72,13 +77,13 @@ async function runGolden(spec: TrialSpec, env: TrialEnv): Promise<GoldenVerdict>
     attempt: 1,
   };
   const agent = env.services?.goldenAgent ?? oracleAgent;
-  const rec: TrialRecord = await runTrial(control, {
+  const rec = await runControl(control, {
     ...env,
     agent,
     endpointFor: undefined,
     control: true,
   });
-  const found = rec.details.unreported as Unreported | undefined;
+  const found = rec.details.unreported;
   if (rec.status === 'scored' || found)
     return { unreported: found ?? { noReport: [], missing: [] }, artifacts: rec.artifacts_dir };
   return { error: rec.error ?? 'the golden control trial failed' };
@@ -119,6 +124,7 @@ export async function taskFault(
   spec: TrialSpec & { task: { task: ResolvedTask } },
   env: TrialEnv,
   v: Verification,
+  runControl: RunControl,
 ): Promise<InfraError | undefined> {
   const task = spec.task.task;
   const mine = unreported(task, v);
@@ -129,7 +135,7 @@ export async function taskFault(
     if (mine.noReport.length) return noReportError(task, suites(mine.noReport), false);
     return missingError(task, mine.missing, false);
   }
-  const g = await goldenVerdict(spec, env);
+  const g = await goldenVerdict(spec, env, runControl);
   if ('error' in g) {
     // Nothing says whose fault it is: graded as before, with what was tried.
     rec.details.golden_control = { error: g.error.slice(0, 500) };

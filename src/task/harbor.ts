@@ -11,9 +11,9 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'n
 import { basename, join, relative, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import { MAX_TIMEOUT_SEC } from '../task/schema.js';
 import { diskEscape } from '../util/contained-path.js';
 import { UserError } from '../util/errors.js';
+import { MAX_TIMEOUT_SEC } from './schema.js';
 
 export const HARBOR_FILES = {
   config: 'task.toml',

@@ -1,0 +1,58 @@
+// The agents --agent can name, in one table: what kind each is, what it needs and what it does.
+// Validation, the --agent help and the factory (src/agent/index.ts) read it.
+
+export interface AgentEntry {
+  /** What --agent takes; `command:` is followed by the shell command. */
+  name: 'nanocoder' | 'oracle' | 'nop' | 'command:';
+  /** `llm`: talks to a model through the provider proxy (needs --model, never runs unsandboxed
+   * under --sandbox auto); `control`: a fixed answer; `command`: whatever the shell runs. */
+  kind: 'llm' | 'control' | 'command';
+  /** How the help and the error messages write it. */
+  usage: string;
+  needs: string;
+  help: string;
+}
+
+export const AGENTS: readonly AgentEntry[] = [
+  {
+    name: 'nanocoder',
+    kind: 'llm',
+    usage: 'nanocoder',
+    needs: '--model NAME (one or more) and a provider',
+    help: 'the Nanocoder CLI, its model reached only through the provider proxy',
+  },
+  {
+    name: 'oracle',
+    kind: 'control',
+    usage: 'oracle',
+    needs: 'nothing',
+    help: "applies the task's golden patch (a Harbor task: runs solution/solve.sh); scores 1.0",
+  },
+  {
+    name: 'nop',
+    kind: 'control',
+    usage: 'nop',
+    needs: 'nothing',
+    help: 'changes nothing; scores 0.0',
+  },
+  {
+    name: 'command:',
+    kind: 'command',
+    usage: 'command:<shell>',
+    needs: 'a shell command after the colon',
+    help: 'runs the shell command in the workspace, the prompt in $NANOBENCH_PROMPT_FILE and on stdin',
+  },
+];
+
+/** The entry an --agent value names, if any. */
+export const agentEntry = (agent: string): AgentEntry | undefined =>
+  AGENTS.find((a) => (a.name.endsWith(':') ? agent.startsWith(a.name) : agent === a.name));
+
+/** "nanocoder | oracle | nop | command:<shell>", for --help. */
+export const agentUsage = (sep = ' | ') => AGENTS.map((a) => a.usage).join(sep);
+
+/** "nanocoder, oracle, nop or command:<shell>", for an error message. */
+export const agentList = () => {
+  const u = AGENTS.map((a) => a.usage);
+  return `${u.slice(0, -1).join(', ')} or ${u[u.length - 1]}`;
+};

@@ -1,0 +1,118 @@
+// One trial, start to finish, for any kind of task (src/trial/kind.ts). Read this first: what a
+// trial does is on this screen. Each stage returns or throws; any failure becomes a trial with
+// status "error", a stage and a code (counted, shown, never scored). The teardown runs whatever
+// happened, each step timed and guarded: a step that throws records its error, never the run's.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TrialEndpoint } from '../provider/endpoints.js';
+import { DiskFullError, isDiskFull } from '../util/disk-full.js';
+import { InfraError } from '../util/errors.js';
+import { type AgentOutcome, agentFailure, runAgent } from './agent.js';
+import { saveArtifacts } from './artifacts.js';
+import type { TrialEnv } from './env.js';
+import type { TeardownStep, TrialKind } from './kind.js';
+import {
+  addPhaseTime,
+  emptyRecord,
+  phase,
+  recordAgent,
+  recordAudit,
+  recordError,
+  recordGrade,
+  type TrialRecord,
+} from './record.js';
+import type { TrialSpec } from './spec.js';
+
+/** provision -> agent -> settle the exit -> guard -> diff -> harden -> verify -> grade -> audit. */
+export async function runTemplate(
+  kind: TrialKind,
+  spec: TrialSpec,
+  env: TrialEnv,
+): Promise<TrialRecord> {
+  const o = openTrial(kind, spec, env);
+  const { rec, t, ws, scratch } = o;
+  const got: { endpoint?: TrialEndpoint; agent?: AgentOutcome; failure?: unknown } = {};
+  try {
+    mkdirSync(join(scratch, 'home'), { recursive: true });
+    await phase(rec, 'provision', () => t.provision());
+    got.endpoint = env.endpointFor?.(spec, { artifactsDir: o.artifactsDir });
+    const trial = { spec, env, endpoint: got.endpoint, sandbox: t.sandbox, sessions: t.sessions };
+    const a = await phase(rec, 'agent', () => runAgent(t.agentInput(), trial));
+    got.agent = a;
+    const exit = settleExit(rec, a, got.endpoint, env.signal);
+    await phase(rec, 'guard', () => t.guard(a));
+    rec.files_changed = (await phase(rec, 'diff', () => t.diff(a))).files;
+    await phase(rec, 'harden', () => t.harden(a));
+    await phase(rec, 'verify', () => t.verify());
+    recordGrade(rec, await phase(rec, 'score', () => t.grade(exit, a)));
+    const where = { env, spec, ws, scratch };
+    await phase(rec, 'audit', () => recordAudit(rec, where, t.audit, t.auditFacts(), a));
+  } catch (e) {
+    got.failure = e;
+    recordError(rec, e);
+  }
+  const diskFull = await teardown(rec, [
+    { name: 'endpoint', run: () => got.endpoint?.finish?.() }, // even when the agent threw
+    { name: 'artifacts', run: () => saveArtifacts(o.artifactsDir, t.artifacts(got.agent)) },
+    ...t.release(),
+    { name: 'dirs', run: () => o.release() },
+  ]);
+  return closeTrial(o, isDiskFull(got.failure) ? got.failure : diskFull);
+}
+
+/** The trial's directories claimed, its record started, its kind's stages opened. */
+function openTrial(kind: TrialKind, spec: TrialSpec, env: TrialEnv) {
+  const started = Date.now();
+  const { workspace: ws, scratch, release } = env.paths.claimTrialDirs(env.runId, spec.key);
+  const artifactsDir = env.paths.artifacts(env.runId, spec.key);
+  const rec = emptyRecord(env.runId, spec, new Date(started).toISOString(), artifactsDir);
+  const t = kind.open({ spec, env, rec, ws, scratch, artifactsDir });
+  return { started, env, rec, t, ws, scratch, artifactsDir, release };
+}
+
+/** The record, finished; a write that failed for want of space means nothing of it can be trusted. */
+function closeTrial(o: ReturnType<typeof openTrial>, diskFull: unknown): TrialRecord {
+  if (diskFull !== undefined) throw new DiskFullError(o.env.paths.root, diskFull);
+  o.rec.finished_at = new Date().toISOString();
+  o.rec.duration_ms = Date.now() - o.started;
+  return o.rec;
+}
+
+/**
+ * The agent's exit as the scorer sees it, recorded; throws when the run was interrupted or the
+ * harness or the provider, not the model, ended the agent.
+ */
+export function settleExit(
+  rec: TrialRecord,
+  a: AgentOutcome,
+  endpoint: TrialEndpoint | undefined,
+  signal: AbortSignal | undefined,
+) {
+  const exit = recordAgent(rec, a, endpoint);
+  if (signal?.aborted) throw new InfraError('interrupted', 'run interrupted', 'interrupted');
+  const failure = agentFailure(a, exit);
+  if (failure) throw failure;
+  return exit;
+}
+
+/**
+ * Runs every step in order, whatever the ones before did: a step's error goes into
+ * details.teardown_errors under its name (the outcome stands), and the whole is timed
+ * (details.phase_ms.teardown). Returns a disk-full error when a step met one.
+ */
+export async function teardown(rec: TrialRecord, steps: TeardownStep[]): Promise<unknown> {
+  const started = Date.now();
+  let diskFull: unknown;
+  for (const step of steps) {
+    try {
+      await step.run();
+    } catch (e) {
+      if (isDiskFull(e)) diskFull ??= e;
+      const errors = rec.details.teardown_errors ?? {};
+      errors[step.name] = (e as Error)?.message ?? String(e);
+      rec.details.teardown_errors = errors;
+    }
+  }
+  addPhaseTime(rec, 'teardown', Date.now() - started);
+  return diskFull;
+}
