@@ -28,6 +28,17 @@ describe.each(shippedDatasets())('shipped dataset %s', (name) => {
     }
   });
 
+  it('evidence names where a task came from by repository and commit, never a path of one machine', () => {
+    for (const t of active) {
+      const source = readEvidence(dir, t.task.task_id)!.gates.find(
+        (g) => g.gate === 'reproducible',
+      );
+      const details = (source?.details ?? {}) as Record<string, unknown>;
+      expect(details.repository, t.task.task_id).toBe(t.task.repo_url);
+      expect(JSON.stringify(source), t.task.task_id).not.toMatch(/"\/(work|home|root|tmp)\//);
+    }
+  });
+
   it('task files hold references and facts, never upstream code', () => {
     for (const f of readdirSync(join(dir, 'tasks'))) {
       const text = readFileSync(join(dir, 'tasks', f), 'utf8');
