@@ -1,0 +1,25 @@
+// `nanobench --help` is where a new user learns what exists: a command group's summary names
+// every subcommand it has (issue 26: the `task` summary named three of nine).
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+
+async function help(argv: string[]): Promise<string> {
+  let out = '';
+  const sink = { write: (s: string) => (out += s) } as unknown as NodeJS.WritableStream;
+  expect(await main([...argv, '--help'], { stdout: sink, stderr: sink })).toBe(0);
+  return out;
+}
+
+describe('nanobench --help', () => {
+  it("names every subcommand of task in task's summary", async () => {
+    const commandsOf = (text: string) => text.split(/^Commands:$/m)[1]?.split(/\n\n/)[0] ?? '';
+    const subcommands = [...commandsOf(await help(['task'])).matchAll(/^ {2}([a-z-]+)/gm)]
+      .map((m) => m[1])
+      .filter((name) => name !== 'help');
+    expect(subcommands.length).toBeGreaterThanOrEqual(9);
+    // task's entry in the top help: its line and the wrapped lines under it.
+    const entry = commandsOf(await help([])).match(/^ {2}task .*(\n {4,}.*)*/m)?.[0] ?? '';
+    const summary = entry.replace(/\s+/g, ' ').match(/dataset tasks: (.*)$/)?.[1] ?? '';
+    expect(summary.split(',').map((s) => s.trim())).toEqual(subcommands);
+  });
+});
