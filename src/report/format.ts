@@ -82,3 +82,15 @@ export const tokensText = (u: { trials: number; input_tokens: number; output_tok
 
 export const costText = (u: { trials: number; cost_usd: number | null }) =>
   u.trials && u.cost_usd !== null ? `$${u.cost_usd.toFixed(4)}` : '—';
+
+// Reports show cost per trial and per solved trial, not a total: a total beside per-trial tokens
+// reads as per trial, and a cheap model that solves nothing is not cheap.
+/** Dollars per counted trial. */
+export const costPerTrialText = (u: { trials: number; cost_usd: number | null }) =>
+  u.trials && u.cost_usd !== null ? `$${(u.cost_usd / u.trials).toFixed(4)}` : '—';
+
+/** Dollars spent (on every counted trial) per trial that passed; none passed: no figure. */
+export const costPerSolvedText = (
+  u: { trials: number; cost_usd: number | null },
+  solved: number,
+) => (u.trials && u.cost_usd !== null && solved > 0 ? `$${(u.cost_usd / solved).toFixed(4)}` : '—');

@@ -6,7 +6,8 @@ import { sandboxWarning } from '../integrity/report.js';
 import { navigationChart, scoreChart, taxonomyChart } from './charts.js';
 import {
   ciText,
-  costText,
+  costPerSolvedText,
+  costPerTrialText,
   DIMENSION_TITLES,
   EVIDENCE_WORDS,
   halfWidthText,
@@ -26,7 +27,7 @@ import {
   UNDERSAMPLED_MARK,
 } from './format.js';
 import { lifecycleLines } from './lifecycle.js';
-import { MODEL_HEADER, RATES_SENTENCE } from './markdown.js';
+import { MODEL_HEADER, RATES_SENTENCE, USAGE_HEADER } from './markdown.js';
 import type { MatrixCell } from './matrix.js';
 import type { Report } from './model.js';
 import { provisionText } from './phases.js';
@@ -68,12 +69,12 @@ function modelsSection(r: Report): string {
   const usage = r.models.some((m) => m.usage.trials > 0);
   const rows = r.models.map(
     (m) =>
-      `<tr>${td(esc(modelName(m.provider, m.model, agent)) + (m.rate.non_deterministic ? mark(NON_DET_MARK) : ''))}${td(esc(m.mode))}${num(String(m.tasks.tasks))}${num(taskRateText(m.tasks))}${num(halfWidthText(m.tasks))}${num(passedText(m.rate))}${num(score2(m.tasks.mean_score))}${num(String(m.rate.errors))}${usage ? num(tokensText(m.usage)) + num(costText(m.usage)) : ''}</tr>`,
+      `<tr>${td(esc(modelName(m.provider, m.model, agent)) + (m.rate.non_deterministic ? mark(NON_DET_MARK) : ''))}${td(esc(m.mode))}${num(String(m.tasks.tasks))}${num(taskRateText(m.tasks))}${num(halfWidthText(m.tasks))}${num(passedText(m.rate))}${num(score2(m.tasks.mean_score))}${num(String(m.rate.errors))}${usage ? num(tokensText(m.usage)) + num(costPerTrialText(m.usage)) + num(costPerSolvedText(m.usage, m.rate.passed)) : ''}</tr>`,
   );
   const precision = precisionSentence(r.models);
   return `<section id="models"><h2>Models</h2>
 <figure>${scoreChart(r.models, agent)}<figcaption>Pass rate per model and mode, each task once; whiskers: 95% interval over tasks (a task's runs are one cluster), with the task count.</figcaption></figure>
-${tableHtml('models-table', usage ? [...MODEL_HEADER, 'tokens in / out per trial', 'cost'] : MODEL_HEADER, rows)}${precision ? `<p>${esc(precision)}</p>` : ''}</section>
+${tableHtml('models-table', usage ? [...MODEL_HEADER, ...USAGE_HEADER] : MODEL_HEADER, rows)}${precision ? `<p>${esc(precision)}</p>` : ''}</section>
 `;
 }
 

@@ -6,7 +6,8 @@ import { integrityMarkdown, sandboxWarningMarkdown } from '../integrity/report.j
 import type { AuditRecord, RunRecord, TrialRecord } from '../store/store.js';
 import {
   ciText,
-  costText,
+  costPerSolvedText,
+  costPerTrialText,
   DIMENSION_TITLES,
   EVIDENCE_WORDS,
   halfWidthText,
@@ -45,6 +46,9 @@ export const MODEL_HEADER = [
   'mean score',
   'infra errors',
 ];
+
+/** The usage columns of the models table, when a provider proxy counted something. */
+export const USAGE_HEADER = ['tokens in / out per trial', 'cost / trial', 'cost / solved trial'];
 
 /** Below GitHub's 65,536-character comment limit, with room for a caller's header. */
 export const MARKDOWN_BUDGET = 60_000;
@@ -96,13 +100,15 @@ function modelsSection(r: Report): string[] {
     passedText(m.rate),
     score2(m.tasks.mean_score),
     String(m.rate.errors),
-    ...(usage ? [tokensText(m.usage), costText(m.usage)] : []),
+    ...(usage
+      ? [tokensText(m.usage), costPerTrialText(m.usage), costPerSolvedText(m.usage, m.rate.passed)]
+      : []),
   ]);
   const precision = precisionSentence(r.models);
   return [
     '## Models',
     '',
-    ...table(usage ? [...MODEL_HEADER, 'tokens in / out per trial', 'cost'] : MODEL_HEADER, rows),
+    ...table(usage ? [...MODEL_HEADER, ...USAGE_HEADER] : MODEL_HEADER, rows),
     ...(precision ? ['', precision] : []),
   ];
 }

@@ -1,6 +1,11 @@
 // Issue #6: the proxy's token and cost counts feed the report (per model and mode).
 import { describe, expect, it } from 'vitest';
-import { costText, tokensText } from '../../src/report/format.js';
+import {
+  costPerSolvedText,
+  costPerTrialText,
+  costText,
+  tokensText,
+} from '../../src/report/format.js';
 import { type ReportTrial, usageTotals } from '../../src/report/model.js';
 
 const trial = (over: Partial<ReportTrial>): ReportTrial => ({
@@ -43,5 +48,15 @@ describe('usage totals', () => {
       cost_usd: null,
     });
     expect(tokensText(usageTotals([]))).toBe('—');
+  });
+});
+
+describe('cost per trial and per solved trial (issue 26: a total read as per trial)', () => {
+  it('divides the priced total by the counted trials and by the passing ones', () => {
+    const u = { trials: 4, input_tokens: 0, output_tokens: 0, cost_usd: 0.2 };
+    expect(costPerTrialText(u)).toBe('$0.0500');
+    expect(costPerSolvedText(u, 1)).toBe('$0.2000');
+    expect(costPerSolvedText(u, 0)).toBe('—'); // nothing solved: no price per solution
+    expect(costPerTrialText({ trials: 4, cost_usd: null })).toBe('—');
   });
 });
