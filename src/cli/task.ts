@@ -13,6 +13,7 @@ import {
   activateTask,
   findTaskFile,
   keepSaturated,
+  listDisputes,
   openDispute,
   recalibrateTask,
   resolveDispute,
@@ -351,7 +352,7 @@ export function registerTask(
 
   task
     .command('dispute')
-    .description('record a dispute about a task, or its resolution, in the task file')
+    .description("list a task's disputes, or record one, or its resolution, in the task file")
     .argument('<taskId>', 'the task id')
     .option('--claim <text>', 'open a dispute: what is claimed to be wrong')
     .option('--by <who>', 'who raised it (e.g. a GitHub handle or issue URL)')
@@ -369,12 +370,14 @@ export function registerTask(
         const n = intOption(o.resolve, '--resolve');
         if (!o.resolution) throw new UserError('BAD_OPTION', '--resolve needs --resolution <text>');
         disputes = resolveDispute(file, n, o.resolution);
-      } else
+      } else if (o.by !== undefined || o.resolution !== undefined)
         throw new UserError(
           'BAD_OPTION',
-          'give --claim (with --by) or --resolve (with --resolution)',
+          `${o.by !== undefined ? '--by goes with --claim' : '--resolution goes with --resolve'}: give --claim (with --by) or --resolve (with --resolution), or neither to list the disputes`,
         );
+      else disputes = listDisputes(file); // neither: the list, as it stands
       if (o.json) io.stdout.write(`${JSON.stringify(disputes, null, 2)}\n`);
+      else if (!disputes.length) io.stderr.write(`nanobench: ${taskId} has no dispute\n`);
       else
         for (const [i, d] of disputes.entries())
           io.stdout.write(`#${i + 1} ${d.resolution ? 'resolved' : 'open'}: ${d.claim}\n`);

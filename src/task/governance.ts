@@ -121,6 +121,11 @@ export function openDispute(file: string, by: string, claim: string): Dispute[] 
   return raw.disputes as Dispute[];
 }
 
+/** The task's disputes, in the order they were opened (none: an empty list). */
+export function listDisputes(file: string): Dispute[] {
+  return (readRaw(file).disputes as Dispute[] | undefined) ?? [];
+}
+
 /** Resolve dispute number `n` (1-based, in the order they were opened). */
 export function resolveDispute(file: string, n: number, resolution: string): Dispute[] {
   const raw = edit(file, (r) => {

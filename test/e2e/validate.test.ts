@@ -506,6 +506,17 @@ describe('governance: manifest, retire, disputes, new', () => {
     expect(nanobench([...args, '--resolve', '2', '--resolution', 'x']).stderr).toMatch(
       /no dispute #2/,
     );
+    // Neither --claim nor --resolve: the list as it stands (issue 26 §3).
+    const listed = nanobench([...args]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toBe('#1 resolved: required_files misses money.py\n');
+    expect(JSON.parse(nanobench([...args, '--json']).stdout)).toEqual(d);
+    const none = nanobench(['task', 'dispute', 'invoicing-002', '--dataset', gov]);
+    expect([none.code, none.stdout, none.stderr]).toEqual([
+      0,
+      '',
+      'nanobench: invoicing-002 has no dispute\n',
+    ]);
   });
 
   it('task new scaffolds a task that fails validation until every placeholder is filled', () => {
