@@ -13,7 +13,6 @@ export const CHECKED = ['cli', 'run'];
 
 /** What main had when the check was written, tolerated until its step lands (only shrinks). */
 const PENDING = new Set([
-  'src/cli/task.ts registerTask',
   'src/cli/run.ts registerRun',
   'src/run/session.ts runSession',
   'src/cli/dataset.ts registerDataset',

@@ -1,33 +1,20 @@
-// `nanobench task import|new|retire|dispute`: curating the tasks of a dataset.
+// `nanobench task ...`: curating the tasks of a dataset (import, new, check here; mine and the
+// lifecycle commands in their own modules).
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { calibrate, observationsOf, readStoredRuns } from '../calibration/calibration.js';
 import { checkImport } from '../gates/import-check.js';
 import { type CheckResult, checkHarborTask, checkTargets } from '../harbor/check.js';
 import { hostGrader } from '../harbor/judge/grader.js';
 import { type CaseResult, readGraderTests, runGraderTests } from '../harbor/judge/grader-tests.js';
-import { intOption } from '../run/config.js';
-import { contentDigest } from '../task/digest.js';
-import {
-  activateTask,
-  findTaskFile,
-  keepSaturated,
-  listDisputes,
-  openDispute,
-  recalibrateTask,
-  resolveDispute,
-  retireTask,
-} from '../task/governance.js';
 import { type ImportResult, importFrom, openRepo, scaffoldTask } from '../task/import.js';
-import { loadTaskFile } from '../task/load.js';
 import { findPlaceholders } from '../task/placeholders.js';
 import { UserError } from '../util/errors.js';
 import { writeFailure, writeUserFile } from '../util/write.js';
-import { calibrationMode } from './calibration.js';
 import { registerMine } from './mine.js';
 import type { Io } from './progress.js';
-import { cacheDirOf, DEFAULT_DB } from './run.js';
+import { cacheDirOf } from './run.js';
+import { registerLifecycle } from './task-lifecycle.js';
 
 function writeNew(file: string, raw: Record<string, unknown>, force: boolean): void {
   if (existsSync(file) && !force)
@@ -77,7 +64,16 @@ export function registerTask(
 ): void {
   const task = program.command('task'); // its description, naming every subcommand, is set below
   registerMine(task, io);
+  registerImport(task, io);
+  registerNew(task, io);
+  registerCheck(task, io, setExit);
+  registerLifecycle(task, io);
+  // The summary in `nanobench --help` names every subcommand, from the list itself.
+  task.description(`dataset tasks: ${task.commands.map((c) => c.name()).join(', ')}`);
+}
 
+/** `task import`: a reference task from a merged PR's commit, its suites checked by default. */
+function registerImport(task: Command, io: Io): void {
   task
     .command('import')
     .description(
@@ -151,7 +147,10 @@ export function registerTask(
         io.stderr.write(`nanobench: ${todo}\n`);
       }
     });
+}
 
+/** `task new`: a hand-written task scaffold. */
+function registerNew(task: Command, io: Io): void {
   task
     .command('new')
     .description('scaffold a hand-written task: every field to fill is a TODO(curator) placeholder')
@@ -170,7 +169,10 @@ export function registerTask(
       writeNew(file, raw, Boolean(o.force));
       io.stderr.write(`nanobench: wrote ${file}; ${todoList(raw)}\n`);
     });
+}
 
+/** `task check`: the structural verdict on Harbor tasks. */
+function registerCheck(task: Command, io: Io, setExit: (code: number) => void): void {
   task
     .command('check')
     .description(
@@ -212,176 +214,4 @@ export function registerTask(
         );
       if (valid < results.length) setExit(1);
     });
-
-  task
-    .command('retire')
-    .description('mark a task retired (the file stays); it drops out of the next manifest and runs')
-    .argument('<taskId>', 'the task id')
-    .requiredOption(
-      '--reason <text>',
-      'why (flaky after onboarding, history rewritten, contaminated...)',
-    )
-    .option('--version <v>', 'the dataset version it is absent from')
-    .option('--dataset <dir>', 'dataset directory', '.')
-    .action((taskId: string, o) => {
-      const file = findTaskFile(o.dataset, taskId);
-      retireTask(file, o.reason, o.version);
-      io.stderr.write(
-        `nanobench: retired ${taskId} (${file} kept); publish with: nanobench dataset manifest ${o.dataset}${o.version ? ` --version ${o.version}` : ' --version <next>'}\n`,
-      );
-    });
-
-  const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  /** The task's calibration from the stored runs named by --db. */
-  const calibrationOf = (taskId: string, o: { dataset: string; db: string[]; mode: string }) => {
-    const file = findTaskFile(o.dataset, taskId);
-    const lt = loadTaskFile(file, resolve(o.dataset));
-    const obs = observationsOf(readStoredRuns(o.db), [lt], calibrationMode(o.mode));
-    return { file, lt, cal: calibrate(lt, obs, { dataset: o.dataset, dbs: o.db }) };
-  };
-  const pct = (r: number | null) => `${((r ?? 0) * 100).toFixed(0)}%`;
-
-  task
-    .command('activate')
-    .description(
-      'a calibrated task becomes active: 3 configurations (models or Nanocoder builds) with 3 valid observations each in the stored runs, no open dispute, and your approval rationale',
-    )
-    .argument('<taskId>', 'the task id')
-    .requiredOption(
-      '--reason <text>',
-      'the approval rationale (alternatives and disputes reviewed)',
-    )
-    .option(
-      '--keep-saturated <text>',
-      'why it should be active although saturated (pooled solve rate >= 0.9)',
-    )
-    .option('--db <paths...>', 'results databases holding the calibration runs', [DEFAULT_DB])
-    .option('--mode <mode>', 'hinted | navigation: the mode whose trials count', 'hinted')
-    .option('--dataset <dir>', 'dataset directory', '.')
-    .action((taskId: string, o) => {
-      const { file, lt, cal } = calibrationOf(taskId, o);
-      if (lt.task.status.state !== 'calibrating')
-        throw new UserError(
-          'NOT_CALIBRATING',
-          `${file}: ${taskId} is ${lt.task.status.state}; only a calibrating task is activated`,
-        );
-      if (!cal.ready)
-        throw new UserError(
-          'NOT_CALIBRATED',
-          `${taskId} is not calibrated: ${cal.qualified.length} of 3 configurations have 3 valid ${o.mode} observations (${cal.configurations.map((c) => `${c.configuration}: ${c.valid}`).join('; ') || `no observations in the runs of ${o.db.join(', ')}`}); run it with other models or Nanocoder builds: nanobench run ${o.dataset} --calibrating --task ${taskId} --runs 3 --model ...`,
-        );
-      const open = lt.task.disputes.filter((d) => !d.resolution);
-      if (open.length)
-        throw new UserError(
-          'OPEN_DISPUTES',
-          `${taskId} has ${open.length} open dispute(s) (${open.map((d) => d.claim).join('; ')}): resolve them first (nanobench task dispute ${taskId} --resolve N --resolution ...)`,
-        );
-      if (cal.saturated && !o.keepSaturated)
-        throw new UserError(
-          'SATURATED',
-          `${taskId} is saturated: pooled solve rate ${pct(cal.pooled.rate)} (${cal.pooled.passed}/${cal.pooled.valid}) >= 0.9, so it would not separate models; give --keep-saturated "<why>" to activate it anyway, or retire it`,
-        );
-      const at = now();
-      activateTask(
-        file,
-        {
-          at,
-          reason: o.reason,
-          content_digest: contentDigest(lt.task),
-          configurations: cal.qualified,
-          observations: cal.pooled.valid,
-        },
-        cal.saturated
-          ? {
-              pooled_rate: cal.pooled.rate,
-              passed: cal.pooled.passed,
-              observations: cal.pooled.valid,
-              marked_at: at,
-              reason: o.keepSaturated,
-            }
-          : undefined,
-      );
-      io.stderr.write(
-        `nanobench: activated ${taskId}: ${cal.qualified.length} configurations, ${cal.pooled.valid} observations, pooled solve rate ${pct(cal.pooled.rate)}; publish with: nanobench dataset release ${o.dataset} --version <next>\n`,
-      );
-    });
-
-  task
-    .command('keep-saturated')
-    .description(
-      'record why an active task stays active although saturated (pooled solve rate >= 0.9)',
-    )
-    .argument('<taskId>', 'the task id')
-    .requiredOption('--reason <text>', 'why it still belongs in the benchmark')
-    .option('--db <paths...>', 'results databases holding the runs', [DEFAULT_DB])
-    .option('--mode <mode>', 'hinted | navigation: the mode whose trials count', 'hinted')
-    .option('--dataset <dir>', 'dataset directory', '.')
-    .action((taskId: string, o) => {
-      const { file, cal } = calibrationOf(taskId, o);
-      if (!cal.saturated)
-        throw new UserError(
-          'NOT_SATURATED',
-          `${taskId} is not saturated in these runs: pooled solve rate ${pct(cal.pooled.rate)} (${cal.pooled.passed}/${cal.pooled.valid})${cal.ready ? '' : ', and fewer than 3 configurations have 3 valid observations'}`,
-        );
-      keepSaturated(file, {
-        pooled_rate: cal.pooled.rate,
-        passed: cal.pooled.passed,
-        observations: cal.pooled.valid,
-        marked_at: now(),
-        reason: o.reason,
-      });
-      io.stderr.write(
-        `nanobench: ${taskId} stays active, saturated at ${pct(cal.pooled.rate)}: ${o.reason}\n`,
-      );
-    });
-
-  task
-    .command('recalibrate')
-    .description(
-      'return a task to calibrating (its content changed since activation, or a retired task comes back)',
-    )
-    .argument('<taskId>', 'the task id')
-    .option('--dataset <dir>', 'dataset directory', '.')
-    .action((taskId: string, o) => {
-      const file = findTaskFile(o.dataset, taskId);
-      recalibrateTask(file);
-      io.stderr.write(
-        `nanobench: ${taskId} is calibrating again; its observations on the current content count (nanobench calibration ${o.dataset})\n`,
-      );
-    });
-
-  task
-    .command('dispute')
-    .description("list a task's disputes, or record one, or its resolution, in the task file")
-    .argument('<taskId>', 'the task id')
-    .option('--claim <text>', 'open a dispute: what is claimed to be wrong')
-    .option('--by <who>', 'who raised it (e.g. a GitHub handle or issue URL)')
-    .option('--resolve <n>', 'resolve dispute number n (1-based)')
-    .option('--resolution <text>', "the maintainer's ruling, with --resolve")
-    .option('--dataset <dir>', 'dataset directory', '.')
-    .option('--json', 'print the disputes as JSON')
-    .action((taskId: string, o) => {
-      const file = findTaskFile(o.dataset, taskId);
-      let disputes: { claim: string; resolution?: string }[];
-      if (o.claim !== undefined) {
-        if (!o.by) throw new UserError('BAD_OPTION', '--claim needs --by <who>');
-        disputes = openDispute(file, o.by, o.claim);
-      } else if (o.resolve !== undefined) {
-        const n = intOption(o.resolve, '--resolve');
-        if (!o.resolution) throw new UserError('BAD_OPTION', '--resolve needs --resolution <text>');
-        disputes = resolveDispute(file, n, o.resolution);
-      } else if (o.by !== undefined || o.resolution !== undefined)
-        throw new UserError(
-          'BAD_OPTION',
-          `${o.by !== undefined ? '--by goes with --claim' : '--resolution goes with --resolve'}: give --claim (with --by) or --resolve (with --resolution), or neither to list the disputes`,
-        );
-      else disputes = listDisputes(file); // neither: the list, as it stands
-      if (o.json) io.stdout.write(`${JSON.stringify(disputes, null, 2)}\n`);
-      else if (!disputes.length) io.stderr.write(`nanobench: ${taskId} has no dispute\n`);
-      else
-        for (const [i, d] of disputes.entries())
-          io.stdout.write(`#${i + 1} ${d.resolution ? 'resolved' : 'open'}: ${d.claim}\n`);
-    });
-  // The summary in `nanobench --help` names every subcommand, from the list itself.
-  task.description(`dataset tasks: ${task.commands.map((c) => c.name()).join(', ')}`);
 }
