@@ -1,4 +1,4 @@
-// `nanobench dataset manifest`: write (or check) <dataset>/dataset.json from the task files.
+// `nanobench dataset fetch|manifest|release`: a dataset's repositories, its manifest, its versions.
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { calibrate, observationsOf, readStoredRuns } from '../calibration/calibration.js';
@@ -22,6 +22,13 @@ export function registerDataset(program: Command, io: Io, setExit: (code: number
   const dataset = program
     .command('dataset')
     .description('dataset versions, their manifest, and the repositories they need');
+  registerFetch(dataset, io, setExit);
+  registerManifest(dataset, io, setExit);
+  registerRelease(dataset, io);
+}
+
+/** `dataset fetch`: every repository of a dataset into the cache, commits and patches checked. */
+function registerFetch(dataset: Command, io: Io, setExit: (code: number) => void): void {
   dataset
     .command('fetch')
     .description(
@@ -60,6 +67,10 @@ export function registerDataset(program: Command, io: Io, setExit: (code: number
         );
       if (failed.length) setExit(1);
     });
+}
+
+/** `dataset manifest`: write (or check) <dataset>/dataset.json from the task files. */
+function registerManifest(dataset: Command, io: Io, setExit: (code: number) => void): void {
   dataset
     .command('manifest')
     .description('write <dataset>/dataset.json: version, cutoff, active tasks with digests')
@@ -94,6 +105,23 @@ export function registerDataset(program: Command, io: Io, setExit: (code: number
           `nanobench: the tasks changed but the version is still ${next.version}; published versions are never rewritten: pass --version\n`,
         );
     });
+}
+
+/**
+ * What refuses a release: an active task changed since its activation, or (with the runs) one
+ * saturated without a recorded reason.
+ */
+function releaseProblems(dir: string, shown: string, dbs: string[] | undefined, mode: string) {
+  const tasks = loadDataset(dir).filter((t) => t.task.status.state === 'active');
+  const runs = dbs ? readStoredRuns(dbs) : [];
+  const observations = observationsOf(runs, tasks, calibrationMode(mode));
+  return tasks.flatMap(
+    (t) => calibrate(t, observations, { dataset: shown, dbs: dbs ?? [] }).problems,
+  );
+}
+
+/** `dataset release`: freeze a version into archive/<version>/ with its notes. */
+function registerRelease(dataset: Command, io: Io): void {
   dataset
     .command('release')
     .description(
@@ -121,14 +149,7 @@ export function registerDataset(program: Command, io: Io, setExit: (code: number
           `--date must be a date such as 2026-12-01, got "${o.date}"`,
         );
       const shown = relative(process.cwd(), dir) || '.';
-      // Release checks: no active task changed since its activation, and (with the runs) none
-      // saturated without a recorded reason.
-      const tasks = loadDataset(dir).filter((t) => t.task.status.state === 'active');
-      const runs = o.db ? readStoredRuns(o.db) : [];
-      const observations = observationsOf(runs, tasks, calibrationMode(o.mode));
-      const problems = tasks.flatMap(
-        (t) => calibrate(t, observations, { dataset: shown, dbs: o.db ?? [] }).problems,
-      );
+      const problems = releaseProblems(dir, shown, o.db, o.mode);
       if (!o.db)
         io.stderr.write(
           'nanobench: no --db: saturation was not checked against calibration runs\n',
