@@ -5,7 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, openSync, readSync, type WriteStream } from 'node:fs';
 import { readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { EXECUTION_VAR, executionDead, parseExecution, thisExecution } from './execution.js';
 
@@ -20,6 +20,11 @@ export interface GroupRunOptions {
   killGraceMs?: number;
   /** In-memory cap per stream; the files (if given) always get everything. */
   maxOutputBytes?: number;
+  /**
+   * The process's stdout is this file itself, not a pipe copied into it. A Node program writes
+   * to a pipe asynchronously and loses what is still queued when it calls process.exit (Nanocoder
+   * 1.30 does, right after writing its --json report); writes to a file are synchronous.
+   */
   stdoutFile?: string;
   stderrFile?: string;
   /** TAG_VAR value (default: a fresh one); the trial passes its own to sweep stragglers later. */
@@ -232,12 +237,28 @@ export async function killStragglers(tag: string, dirs: string[]): Promise<numbe
   return [...killed];
 }
 
+/** What the process wrote to its stdout file, into the capture (head and tail as for a pipe). */
+function readInto(capture: Capture, fd: number): void {
+  const chunk = Buffer.alloc(1024 * 1024);
+  for (let at = 0; ; ) {
+    const n = readSync(fd, chunk, 0, chunk.length, at);
+    if (n === 0) return;
+    capture.add(Buffer.from(chunk.subarray(0, n)));
+    at += n;
+  }
+}
+
 export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResult> {
   const started = Date.now();
   const cap = o.maxOutputBytes ?? 20 * 1024 * 1024;
-  const out = new Capture(cap, o.stdoutFile ? createWriteStream(o.stdoutFile) : undefined);
+  const out = new Capture(cap);
   const err = new Capture(cap, o.stderrFile ? createWriteStream(o.stderrFile) : undefined);
+  const stdoutFd = o.stdoutFile === undefined ? undefined : openSync(o.stdoutFile, 'w+');
   const finish = async (r: Omit<GroupRunResult, 'stdout' | 'stderr' | 'durationMs'>) => {
+    if (stdoutFd !== undefined) {
+      readInto(out, stdoutFd);
+      closeSync(stdoutFd);
+    }
     await Promise.all([out.close(), err.close()]);
     return { ...r, stdout: out.text(), stderr: err.text(), durationMs: Date.now() - started };
   };
@@ -250,7 +271,7 @@ export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResul
   const child = spawn(o.command, o.args, {
     cwd: o.cwd,
     env: { ...o.env, [TAG_VAR]: tag, [EXECUTION_VAR]: thisExecution() },
-    stdio: [o.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: [o.stdin === undefined ? 'ignore' : 'pipe', stdoutFd ?? 'pipe', 'pipe'],
     detached: true,
   });
   if (child.stdin) {

@@ -11,6 +11,10 @@ import { validateAgainst } from '../helpers/json-schema.js';
 import { makeTrialDirs, trialContext } from './nanocoder-helpers.js';
 
 const MODEL = 'e2e-model';
+const LARGE = Array.from(
+  { length: 12000 },
+  (_, i) => `value_${i} = ${i}  # ${'x'.repeat(30)}`,
+).join('\n');
 const fixSteps = [
   { tool: 'read_file', args: { path: 'hello.txt' } },
   { tool: 'string_replace', args: { path: 'hello.txt', old_str: 'helo', new_str: 'hello' } },
@@ -22,6 +26,15 @@ const script = parseScript(
     tasks: {
       fix: { steps: fixSteps },
       hijack: { steps: fixSteps },
+      // A whole-file write of ~600 KB: Nanocoder's --json report carries the content, so the
+      // report is larger than a pipe takes before Nanocoder exits (pyparsing-652's golden change).
+      large_write: {
+        steps: [
+          { tool: 'read_file', args: { path: 'big.py' } },
+          { tool: 'write_file', args: { path: 'big.py', content: LARGE } },
+          { final: 'Rewrote big.py.' },
+        ],
+      },
       context: {
         steps: [{ tool: 'read_file', args: { path: 'hello.txt' } }, { fail: 'context_http' }],
       },
@@ -94,6 +107,22 @@ describe('Nanocoder adapter with the real binary', () => {
       // The pinned profile reached Nanocoder (tune is read from our config dir, not the env JSON).
       expect((reqs[0].body as { tools: unknown[] }).tools).toHaveLength(20);
       expect(existsSync(path.join(t.scratchDir, 'logs', 'nanocoder.stdout'))).toBe(true);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('a report larger than a pipe holds arrives whole (stdout is a file, not a pipe)', async () => {
+    const t = makeTrialDirs({ 'big.py': 'value = 0\n' });
+    try {
+      const r = await agent.run(
+        trialContext(t, { model: MODEL, endpoint: endpoint('large_write') }),
+      );
+      expect(r.infraError).toBeUndefined();
+      expect(r.exitKind).toBe('success');
+      expect(Buffer.byteLength(r.stdout)).toBeGreaterThan(500_000);
+      expect(r.report).toMatchObject({ kind: 'success', finalText: 'Rewrote big.py.' });
+      expect(readFileSync(path.join(t.workspace, 'big.py'), 'utf8')).toBe(LARGE);
     } finally {
       t.cleanup();
     }
