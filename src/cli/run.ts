@@ -166,6 +166,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
             onPlan: (run, pending) => progress.plan(pending, run.plan_size, run.id),
             onStart: (s) => progress.start(s),
             onProgress: (e) => progress.progress(e),
+            onSlots: (c) => progress.slots(c),
             log: (line) => io.stderr.write(`nanobench: ${line}\n`),
             executorFor: queueExecutor(config),
           },

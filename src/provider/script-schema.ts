@@ -38,14 +38,23 @@ const ToolCallSchema = z
   })
   .strict();
 
+/** Wait this long before answering (headers included): a provider that takes time to think. */
+const DelaySchema = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(3_600_000)
+  .optional()
+  .describe('wait this many ms before replying, as a provider thinking would');
+
 export const StepSchema = z.union([
-  ToolCallSchema,
-  z.object({ tools: z.array(ToolCallSchema).min(1) }).strict(),
-  z.object({ final: z.string() }).strict(),
+  ToolCallSchema.extend({ delay_ms: DelaySchema }).strict(),
+  z.object({ tools: z.array(ToolCallSchema).min(1), delay_ms: DelaySchema }).strict(),
+  z.object({ final: z.string(), delay_ms: DelaySchema }).strict(),
   z
     .object({
       fail: z.enum(FAIL_KINDS),
-      delay_ms: z.number().int().nonnegative().optional(),
+      delay_ms: DelaySchema,
       retry_after_sec: z
         .number()
         .int()
@@ -111,7 +120,7 @@ function describeIssue(issue: ZodIssue): string {
   if (deep.code === 'invalid_union') {
     const isStep = deep.path.includes('steps');
     const expected = isStep
-      ? 'a step: {"tool","args"}, {"tools":[...]}, {"final"} or {"fail","delay_ms"?,"retry_after_sec"?}'
+      ? 'a step: {"tool","args"}, {"tools":[...]}, {"final"} or {"fail","retry_after_sec"?}, each with "delay_ms"?'
       : 'a behaviour: {"steps":[...]} or {"variants":[...]}';
     return `${where}: expected ${expected}`;
   }

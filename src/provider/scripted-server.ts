@@ -208,9 +208,7 @@ export async function startScriptedServer(
       );
 
     const delay =
-      'fail' in step
-        ? (step.delay_ms ?? (step.fail === 'slow' ? (opts.slowDelayMs ?? 30_000) : 0))
-        : 0;
+      step.delay_ms ?? ('fail' in step && step.fail === 'slow' ? (opts.slowDelayMs ?? 30_000) : 0);
     if (delay > 0) {
       // Delay before any header, as a stalled upstream would; give up if the client leaves.
       const gone = await new Promise<boolean>((resolve) => {
