@@ -225,6 +225,14 @@ function sessionSlots(config: RunConfig, hooks: SessionHooks): Slots | undefined
   return runSlots(o, hooks.onSlots);
 }
 
+/** A provider's 429: fewer of its agents at once for a while, said on stderr. */
+function slowDown(slots: Slots, provider: string, ms: number, log?: (line: string) => void) {
+  const s = slots.rateLimited(provider, ms);
+  log?.(
+    `provider ${provider} answered 429 (retry after ${Math.round(ms / 1000)} s): ${s.size} of its agents at once for ${Math.ceil(s.forMs / 1000)} s`,
+  );
+}
+
 export async function runSession(
   config: RunConfig,
   store: Store,
@@ -294,7 +302,7 @@ export async function runSession(
     // Everything that can fail on bad input happens before the run is recorded.
     const slots = sessionSlots(config, hooks);
     wiring = await wireRun(config, {
-      onRateLimit: slots && ((provider, ms) => slots.rateLimited(provider, ms)),
+      onRateLimit: slots && ((provider, ms) => slowDown(slots, provider, ms, hooks.log)),
       agent,
       plan,
       log: hooks.log,

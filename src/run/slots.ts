@@ -107,12 +107,16 @@ export class Slots implements TrialSlots {
    * over and some more, instead of sending it as many requests again. Trials in flight keep their
    * slots; the agent's own client retries as it always does.
    */
-  rateLimited(provider: string, retryAfterMs: number): void {
+  rateLimited(provider: string, retryAfterMs: number): { size: number; forMs: number } {
     const pool = this.agentPool(provider);
     pool.resize(Math.max(1, Math.floor(pool.size / 2)));
-    const until = this.now() + Math.max(0, retryAfterMs) + RATE_LIMIT_HOLD_MS;
-    this.slowed.set(provider, Math.max(until, this.slowed.get(provider) ?? 0));
+    const until = Math.max(
+      this.now() + Math.max(0, retryAfterMs) + RATE_LIMIT_HOLD_MS,
+      this.slowed.get(provider) ?? 0,
+    );
+    this.slowed.set(provider, until);
     this.changed();
+    return { size: pool.size, forMs: until - this.now() };
   }
 
   /** The pool sizes a provider has when not slowed down. */
