@@ -3,6 +3,7 @@
 // workers (src/queue/). Either way the store is written here, one transaction per trial.
 // Interrupt (SIGINT/SIGTERM) stops new trials, aborts the ones in flight (they are not stored,
 // so --resume runs them again) and marks the run interrupted.
+import { setMaxListeners } from 'node:events';
 import type { Store, TrialRecord } from '../store/store.js';
 import type { TrialEnv } from '../trial/env.js';
 import { runTrial } from '../trial/run-trial.js';
@@ -128,6 +129,8 @@ export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> 
   const total = opts.plan.length;
   let done = opts.plan.length - pending.length;
   const controller = new AbortController();
+  // Every trial in flight, and every one waiting for a slot, listens to it.
+  setMaxListeners(0, controller.signal);
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
