@@ -7,6 +7,9 @@ export interface AgentEntry {
   /** `llm`: talks to a model through the provider proxy (needs --model, never runs unsandboxed
    * under --sandbox auto); `control`: a fixed answer; `command`: whatever the shell runs. */
   kind: 'llm' | 'control' | 'command';
+  /** What a run of it mostly waits on: `model`, a provider's reply (it holds an agent slot of
+   * that provider); `cpu`, this machine (it holds a verify slot, as a test suite does). */
+  waitsOn: 'model' | 'cpu';
   /** How the help and the error messages write it. */
   usage: string;
   needs: string;
@@ -17,6 +20,7 @@ export const AGENTS: readonly AgentEntry[] = [
   {
     name: 'nanocoder',
     kind: 'llm',
+    waitsOn: 'model',
     usage: 'nanocoder',
     needs: '--model NAME (one or more) and a provider',
     help: 'the Nanocoder CLI, its model reached only through the provider proxy',
@@ -24,6 +28,7 @@ export const AGENTS: readonly AgentEntry[] = [
   {
     name: 'oracle',
     kind: 'control',
+    waitsOn: 'cpu',
     usage: 'oracle',
     needs: 'nothing',
     help: "applies the task's golden patch (a Harbor task: runs solution/solve.sh); scores 1.0",
@@ -31,6 +36,7 @@ export const AGENTS: readonly AgentEntry[] = [
   {
     name: 'nop',
     kind: 'control',
+    waitsOn: 'cpu',
     usage: 'nop',
     needs: 'nothing',
     help: 'changes nothing; scores 0.0',
@@ -38,6 +44,7 @@ export const AGENTS: readonly AgentEntry[] = [
   {
     name: 'command:',
     kind: 'command',
+    waitsOn: 'cpu',
     usage: 'command:<shell>',
     needs: 'a shell command after the colon',
     help: 'runs the shell command in the workspace, the prompt in $NANOBENCH_PROMPT_FILE and on stdin',

@@ -2,6 +2,7 @@
 
 import type { TrialSpec } from '../run/plan.js';
 import type { ProgressEvent } from '../run/runner.js';
+import type { SlotCounts } from '../run/slots.js';
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -26,6 +27,23 @@ export function etaText(elapsedMs: number, ranHere: number, remaining: number): 
   return `${clockText(elapsedMs)} elapsed${left}`;
 }
 
+/** "ETA 41 min", "ETA 2 h 5 min", "ETA <1 min"; empty before any trial finished here. */
+export function etaMinutes(elapsedMs: number, ranHere: number, remaining: number): string {
+  if (ranHere < 1 || remaining < 1) return '';
+  const min = Math.ceil(((elapsedMs / ranHere) * remaining) / 60_000 - 0.5);
+  if (min < 1) return ', ETA <1 min';
+  return min < 120 ? `, ETA ${min} min` : `, ETA ${Math.floor(min / 60)} h ${min % 60} min`;
+}
+
+/** "agents 12/16, verifying 2/2, 340 of 1,000 done, ETA 41 min": both pools and the run. */
+export function poolsText(c: SlotCounts, done: number, total: number, eta: string): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `agents ${c.agents.busy}/${c.agents.size}, verifying ${c.verifying.busy}/${c.verifying.size}, ${n(done)} of ${n(total)} done${eta}`;
+}
+
+/** Without a TTY the pools' line is printed at most this often (and after the first trial). */
+const POOLS_EVERY_MS = 30_000;
+
 export function progressPrinter(io: Io, now: () => number = Date.now) {
   const tty = Boolean(io.stderr.isTTY);
   const inFlight = new Set<string>();
@@ -42,15 +60,27 @@ export function progressPrinter(io: Io, now: () => number = Date.now) {
     provider?: string;
     model: string;
   }) => `${s.task_id} ${s.model === 'none' ? '' : `${modelOf(s)} `}${s.mode} #${s.attempt}`;
-  const status = (done: number, total: number) => {
-    if (!tty) return;
-    last = `  running ${inFlight.size} · ${done}/${total} done`;
-    io.stderr.write(`\r\x1b[K${last}`);
-  };
   let done = 0;
   let total = 0;
   let started = now();
   let before = 0;
+  let pools: SlotCounts | undefined;
+  let poolsPrinted = -Infinity;
+  const statusText = () =>
+    pools
+      ? poolsText(pools, done, total, etaMinutes(now() - started, done - before, total - done))
+      : `running ${inFlight.size} · ${done}/${total} done`;
+  const status = (finished = false) => {
+    if (!tty) {
+      // A log gets the pools now and then, never a line per slot taken.
+      if (!finished || !pools || now() - poolsPrinted < POOLS_EVERY_MS) return;
+      poolsPrinted = now();
+      io.stderr.write(`${statusText()}\n`);
+      return;
+    }
+    last = `  ${statusText()}`;
+    io.stderr.write(`\r\x1b[K${last}`);
+  };
   return {
     plan(pending: number, planSize: number, runId: string) {
       total = planSize;
@@ -61,7 +91,7 @@ export function progressPrinter(io: Io, now: () => number = Date.now) {
     },
     start(spec: TrialSpec) {
       inFlight.add(spec.key);
-      status(done, total);
+      status();
     },
     progress(e: ProgressEvent) {
       inFlight.delete(e.trial.trial_key);
@@ -71,7 +101,12 @@ export function progressPrinter(io: Io, now: () => number = Date.now) {
       const eta = etaText(now() - started, e.done - before, e.total - e.done);
       const line = `[${e.done}/${e.total}] ${describe(t)}: ${what} · ${eta}`;
       io.stderr.write(tty ? `\r\x1b[K${line}\n` : `${line}\n`);
-      status(done, total);
+      status(true);
+    },
+    /** The pools changed: a TTY's live line follows them. */
+    slots(c: SlotCounts) {
+      pools = c;
+      if (tty) status();
     },
     end() {
       if (tty && last) io.stderr.write('\r\x1b[K');

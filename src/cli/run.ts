@@ -18,6 +18,7 @@ import { type RunRecord, Store, type TrialRecord } from '../store/store.js';
 import { RunPaths } from '../trial/paths.js';
 import { UserError } from '../util/errors.js';
 import { isRedacted } from '../util/redact-url.js';
+import { reportStillRunning, stillEveryMs } from '../util/still-running.js';
 import { type Io, progressPrinter } from './progress.js';
 
 export const DEFAULT_DB = '.nanobench/results.sqlite';
@@ -158,6 +159,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
         // A wrong or silent queue is one line at once, before tasks are resolved (clones).
         if (config.queue) await (await import('../queue/probe.js')).probeRedis(config.queue);
         const progress = progressPrinter(io);
+        reportStillRunning((line) => io.stderr.write(`nanobench: ${line}\n`), stillEveryMs());
         const result = await runSession(
           config,
           store,
@@ -166,6 +168,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
             onPlan: (run, pending) => progress.plan(pending, run.plan_size, run.id),
             onStart: (s) => progress.start(s),
             onProgress: (e) => progress.progress(e),
+            onSlots: (c) => progress.slots(c),
             log: (line) => io.stderr.write(`nanobench: ${line}\n`),
             executorFor: queueExecutor(config),
           },
@@ -177,6 +180,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
           },
         );
         progress.end();
+        reportStillRunning(undefined);
         if (result.lostTo) {
           io.stderr.write(
             `nanobench: run ${result.run.id} was taken over by ${result.lostTo}; this process stopped\n`,

@@ -109,6 +109,8 @@ export interface EndpointOptions {
   /** NanoBench's cache (source clones); needed by derived models only. */
   cacheDir?: string;
   mirrorDir?: string;
+  /** Told of every 429 with a retry-after that a trial's provider sends. */
+  onRateLimit?: (provider: string, retryAfterMs: number) => void;
 }
 
 const isDerived = (model: string) => model.startsWith('derived:');
@@ -304,6 +306,9 @@ export async function startEndpoints(
         model: spec.model,
         tokenBudget: config.tokenBudget,
         requestBudget: config.requestBudget,
+        ...(options.onRateLimit && {
+          onRateLimit: (ms: number) => options.onRateLimit?.(spec.provider, ms),
+        }),
       };
       if (replayFor) Object.assign(o, replayFor(spec));
       else Object.assign(o, upstreams.get(spec.provider)!(spec));

@@ -80,7 +80,7 @@ const ProviderSchema = z
       .max(256)
       .optional()
       .describe(
-        "at most this many of the run's trials talk to this provider at once (a local model serves one request at a time); default: --concurrency",
+        "agent slots: at most this many of the run's agents talk to this provider at once; default 16, or 1 for a base_url on this machine (a local model serves one request at a time)",
       ),
     connect_timeout_sec: z
       .number()
@@ -227,17 +227,32 @@ export function takeApiKey(decl: UpstreamDecl, file: string): string | undefined
   return key;
 }
 
+/** Trials that may talk to a hosted provider (or the scripted server) at once by default. */
+export const HOSTED_AGENT_SLOTS = 16;
+/** A model served on this machine (Ollama, llama.cpp, LM Studio) answers one request at a time. */
+export const LOCAL_AGENT_SLOTS = 1;
+
+/** A base URL on this machine's loopback: a local model server, not a hosted API. */
+export const isLocalUrl = (url: string | undefined): boolean => {
+  if (!url) return false;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+};
+
 /**
- * Per-provider limits on trials at once, from the providers file (providers without one are
- * bounded by --concurrency alone). No file: none.
+ * Agent slots per provider (src/run/slots.ts): the providers file's `concurrency`, else one for a
+ * model on this machine and HOSTED_AGENT_SLOTS for a hosted one. The scripted server counts as
+ * hosted. No file: the scripted server's alone.
  */
 export function providerConcurrency(file: string | undefined): Map<string, number> {
-  if (!file) return new Map();
-  return new Map(
-    loadProvidersConfig(file).flatMap((p) =>
-      p.concurrency === undefined ? [] : [[p.name, p.concurrency] as [string, number]],
-    ),
-  );
+  const limits = new Map([[SCRIPTED, HOSTED_AGENT_SLOTS]]);
+  if (!file || !existsSync(file)) return limits;
+  for (const p of loadProvidersConfig(file))
+    limits.set(
+      p.name,
+      p.concurrency ?? (isLocalUrl(p.base_url) ? LOCAL_AGENT_SLOTS : HOSTED_AGENT_SLOTS),
+    );
+  return limits;
 }
 
 /** The provider names a providers file declares (for provider:model names), [] without one. */

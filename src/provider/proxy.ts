@@ -40,6 +40,8 @@ export interface TrialOptions extends Budgets {
   /** Cassette to record into (written through the proxy's redactor). */
   record?: { file: string; header: CassetteHeader };
   price?: Price;
+  /** The provider answered 429 (a rate limit, not a quota) with a retry-after of this many ms. */
+  onRateLimit?: (retryAfterMs: number) => void;
 }
 
 /** What a finished trial tells the store: details to keep, flags, and an infra failure if any. */
@@ -218,6 +220,7 @@ class Trial {
     else if (error) t.addError('interrupted');
     // The last reply is what the agent ended on: neutral evidence for the exit classification.
     const message = facts.error ?? error ?? '';
+    if (failed) this.noteRateLimit(ex, message);
     this.lastError = failed
       ? {
           status,
@@ -232,6 +235,17 @@ class Trial {
     const ttfb = ex.source === 'upstream' ? ex.ttfb_ms : ms;
     if (ttfb !== undefined) t.ttfb.push(ttfb);
     t.total.push(ms);
+  }
+
+  /** A provider's 429 with a retry-after: the run's scheduler slows that provider's pool. */
+  private noteRateLimit(ex: Exchange, message: string): void {
+    const { status, headers } = ex.response;
+    const after = headers?.['retry-after'];
+    if (status !== 429 || ex.source !== 'upstream' || after === undefined) return;
+    if (classifyError(status, message) !== 'rate_limit') return;
+    const sec = Number(after);
+    const ms = Number.isFinite(sec) ? sec * 1000 : Date.parse(after) - Date.now();
+    this.o.onRateLimit?.(Number.isFinite(ms) ? Math.max(0, ms) : 0);
   }
 
   finish(): TrialTelemetry {

@@ -38,21 +38,41 @@ const ToolCallSchema = z
   })
   .strict();
 
+/** Wait this long before answering (headers included): a provider that takes time to think. */
+const DelaySchema = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(3_600_000)
+  .optional()
+  .describe('wait this many ms before replying, as a provider thinking would');
+
+const RetryAfterSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(3600)
+  .optional()
+  .describe('the retry-after header of the failure (default 0: retries come at once)');
+
+/** The first request for this turn fails, the agent's retry gets the step: a transient failure. */
+const FailFirstSchema = z
+  .object({ fail: z.enum(['rate_limit', 'server_error']), retry_after_sec: RetryAfterSchema })
+  .strict()
+  .optional();
+
+/** What every answering step may add. */
+const answering = { delay_ms: DelaySchema, fail_first: FailFirstSchema };
+
 export const StepSchema = z.union([
-  ToolCallSchema,
-  z.object({ tools: z.array(ToolCallSchema).min(1) }).strict(),
-  z.object({ final: z.string() }).strict(),
+  ToolCallSchema.extend(answering).strict(),
+  z.object({ tools: z.array(ToolCallSchema).min(1), ...answering }).strict(),
+  z.object({ final: z.string(), ...answering }).strict(),
   z
     .object({
       fail: z.enum(FAIL_KINDS),
-      delay_ms: z.number().int().nonnegative().optional(),
-      retry_after_sec: z
-        .number()
-        .int()
-        .min(0)
-        .max(3600)
-        .optional()
-        .describe('the retry-after header of the failure (default 0: retries come at once)'),
+      delay_ms: DelaySchema,
+      retry_after_sec: RetryAfterSchema,
     })
     .strict(),
 ]);
@@ -111,7 +131,7 @@ function describeIssue(issue: ZodIssue): string {
   if (deep.code === 'invalid_union') {
     const isStep = deep.path.includes('steps');
     const expected = isStep
-      ? 'a step: {"tool","args"}, {"tools":[...]}, {"final"} or {"fail","delay_ms"?,"retry_after_sec"?}'
+      ? 'a step: {"tool","args"}, {"tools":[...]}, {"final"} or {"fail","retry_after_sec"?}, each with "delay_ms"? (the others "fail_first"? too)'
       : 'a behaviour: {"steps":[...]} or {"variants":[...]}';
     return `${where}: expected ${expected}`;
   }

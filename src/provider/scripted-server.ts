@@ -16,7 +16,7 @@ import {
   type ProviderKind,
   type Route,
 } from './kinds.js';
-import type { Behaviour, ModelScript, Step } from './script-schema.js';
+import type { Behaviour, FailKind, ModelScript, Step } from './script-schema.js';
 import { SCRIPTED_FORMATS, sendScriptedFailure } from './scripted-formats.js';
 import { errorBody, replyFor, sendJson, tokens } from './scripted-replies.js';
 
@@ -126,6 +126,13 @@ export async function startScriptedServer(
   const byModel = new Map(scripts.map((s) => [s.model, s]));
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  // Turns whose `fail_first` was sent: the retry gets the step itself.
+  const failedFirst = new Set<string>();
+  const failFirst = (step: Step, turn: string) => {
+    if (!('fail_first' in step) || !step.fail_first || failedFirst.has(turn)) return false;
+    failedFirst.add(turn);
+    return true;
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const [urlPath, query = ''] = (req.url ?? '/').split('?', 2);
@@ -207,10 +214,14 @@ export async function startScriptedServer(
         'task_not_scripted',
       );
 
+    if (failFirst(step, `${model}\0${rec.taskId}\0${rec.attempt}\0${rec.stepIndex}`)) {
+      const first = (step as { fail_first: { fail: FailKind; retry_after_sec?: number } })
+        .fail_first;
+      sendScriptedFailure(found.kind, res, first.fail, promptTokens, model, first.retry_after_sec);
+      return Object.assign(rec, { status: res.statusCode, outcome: `fail_first:${first.fail}` });
+    }
     const delay =
-      'fail' in step
-        ? (step.delay_ms ?? (step.fail === 'slow' ? (opts.slowDelayMs ?? 30_000) : 0))
-        : 0;
+      step.delay_ms ?? ('fail' in step && step.fail === 'slow' ? (opts.slowDelayMs ?? 30_000) : 0);
     if (delay > 0) {
       // Delay before any header, as a stalled upstream would; give up if the client leaves.
       const gone = await new Promise<boolean>((resolve) => {

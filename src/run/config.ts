@@ -9,6 +9,8 @@ import { INTEGRITY_MODES, type IntegrityMode } from '../integrity/flags.js';
 import {
   DEFAULT_PROVIDERS_FILE,
   declaredProviderNames,
+  HOSTED_AGENT_SLOTS,
+  providerConcurrency,
   SCRIPTED,
 } from '../provider/providers-config.js';
 import { resolveDatasetArg } from '../task/registry.js';
@@ -44,6 +46,21 @@ const TRIAL_MEMORY = 2 * 1024 ** 3;
  */
 export function autoConcurrency(): number {
   return Math.max(1, Math.min(availableParallelism(), Math.floor(freemem() / TRIAL_MEMORY)));
+}
+
+/** Memory an agent waiting on its model holds (Nanocoder's Node process and its tools). */
+const AGENT_MEMORY = 512 * 1024 ** 2;
+
+/**
+ * `--concurrency auto` for an agent that waits on its model: every agent slot of the run's
+ * providers busy, and two trials per core beside them (provisioning, verifying, tearing down).
+ * Each trial in flight holds one prepared workspace and, while its agent runs, one agent process:
+ * memory bounds the count too.
+ */
+export function autoModelConcurrency(agentSlots: number): number {
+  const wanted = agentSlots + 2 * availableParallelism();
+  const memory = Math.max(autoConcurrency(), Math.floor(freemem() / AGENT_MEMORY));
+  return Math.max(1, Math.min(MAX_CONCURRENCY, wanted, memory));
 }
 
 export interface RunConfig {
@@ -207,7 +224,10 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     models,
     modes: parseModes(o.mode),
     runs: positiveInt(o.runs, '--runs', MAX_RUNS),
-    concurrency: resolveConcurrency(o.concurrency),
+    concurrency:
+      isLlmAgent(agent) && (o.concurrency ?? RUN_DEFAULTS.concurrency) === 'auto'
+        ? autoModelConcurrency(agentSlotTotal(models, proxy.providersConfig))
+        : resolveConcurrency(o.concurrency),
     mirror: o.mirror ? resolve(o.mirror) : undefined,
     keepWorkspaces: Boolean(o.keepWorkspaces),
     taskIds: o.task?.flatMap((t) => t.split(',')).filter(Boolean),
@@ -251,6 +271,13 @@ export function parseModels(
     seen.add(key);
     return [m];
   });
+}
+
+/** The agent slots of the run's providers, summed (each provider once). */
+function agentSlotTotal(models: ModelRef[], providersConfig: string | undefined): number {
+  const limits = providerConcurrency(providersConfig);
+  const providers = [...new Set(models.map((m) => m.provider))];
+  return providers.reduce((n, p) => n + (limits.get(p) ?? HOSTED_AGENT_SLOTS), 0);
 }
 
 /** --image and --build-arg belong to the container sandboxes. */

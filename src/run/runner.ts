@@ -1,11 +1,13 @@
 // Scheduling: run the plan's pending trials, storing each as it finishes. Who runs a trial is an
-// executor: the local pool (K at a time in this process, the default) or a queue of remote
+// executor: the local pool (K in flight in this process, the default) or a queue of remote
 // workers (src/queue/). Either way the store is written here, one transaction per trial.
 // Interrupt (SIGINT/SIGTERM) stops new trials, aborts the ones in flight (they are not stored,
 // so --resume runs them again) and marks the run interrupted.
+import { setMaxListeners } from 'node:events';
 import type { Store, TrialRecord } from '../store/store.js';
 import type { TrialEnv } from '../trial/env.js';
 import { runTrial } from '../trial/run-trial.js';
+import type { TrialSlots } from '../trial/slots.js';
 import { DiskFullError, diskFullAt, isDiskFull } from '../util/disk-full.js';
 import { InfraError } from '../util/errors.js';
 import type { TrialSpec } from './plan.js';
@@ -33,51 +35,30 @@ export interface TrialExecutor {
 }
 
 /**
- * The next trial a free slot may start: the first pending one whose provider is under its limit
- * (per-provider limits from the providers file; a local model serves one request at a time).
+ * The local pool: at most `concurrency` trials in flight, in plan order; each trial prepares its
+ * workspace only when it starts, so the prepared workspaces alive at once are bounded by
+ * `concurrency` however long the plan. With `slots`, a trial in flight waits for an agent slot of
+ * its provider around its agent and for a verify slot around its suites (src/run/slots.ts).
  */
-export function takeNext(
-  pending: TrialSpec[],
-  running: Map<string, number>,
-  limits: ReadonlyMap<string, number>,
-): TrialSpec | undefined {
-  const i = pending.findIndex(
-    (s) => (running.get(s.provider) ?? 0) < (limits.get(s.provider) ?? Infinity),
-  );
-  return i < 0 ? undefined : pending.splice(i, 1)[0];
-}
-
 export function localExecutor(
   env: Omit<TrialEnv, 'signal'>,
   concurrency: number,
-  limits: ReadonlyMap<string, number> = new Map(),
+  slots?: TrialSlots,
+  run: typeof runTrial = runTrial,
 ): TrialExecutor {
   return {
     async execute(all, { signal, onStart, onResult, onFatal }) {
-      const pending = [...all];
-      const running = new Map<string, number>();
-      // Slots waiting for a provider's limit to free up: woken when any trial ends.
-      let wake: (() => void)[] = [];
+      let next = 0;
       const worker = async () => {
-        while (!signal.aborted && pending.length) {
-          const spec = takeNext(pending, running, limits);
-          if (!spec) {
-            await new Promise<void>((r) => wake.push(r));
-            continue;
-          }
-          running.set(spec.provider, (running.get(spec.provider) ?? 0) + 1);
+        while (!signal.aborted && next < all.length) {
+          const spec = all[next++];
           onStart?.(spec);
           let rec: TrialRecord;
           try {
-            rec = await runTrial(spec, { ...env, signal });
+            rec = await run(spec, { ...env, signal, ...(slots && { slots }) });
           } catch (e) {
             if (!(e instanceof DiskFullError) || !onFatal) throw e;
             return onFatal(e);
-          } finally {
-            running.set(spec.provider, (running.get(spec.provider) ?? 1) - 1);
-            const woken = wake;
-            wake = [];
-            for (const w of woken) w();
           }
           if (signal.aborted) return; // unfinished: --resume will run it
           // Its suites may have failed for want of space: not a result to keep.
@@ -86,7 +67,7 @@ export function localExecutor(
           onResult(rec);
         }
       };
-      const k = Math.max(1, Math.min(concurrency, pending.length));
+      const k = Math.max(1, Math.min(concurrency, all.length));
       await Promise.all(Array.from({ length: k }, worker));
     },
   };
@@ -96,10 +77,11 @@ export interface ExecuteOptions {
   store: Store;
   plan: TrialSpec[];
   env: Omit<TrialEnv, 'signal'>;
+  /** Trials in flight at most. */
   concurrency: number;
-  /** At most this many trials of a provider at once (the providers file's `concurrency`). */
-  providerLimits?: ReadonlyMap<string, number>;
-  /** Default: the local pool with `concurrency` slots. */
+  /** The agent and verify slots of the local pool (none: a trial holds only its place in flight). */
+  slots?: TrialSlots;
+  /** Default: the local pool, `concurrency` trials in flight. */
   executor?: TrialExecutor;
   onProgress?: (e: ProgressEvent) => void;
   onStart?: (spec: TrialSpec) => void;
@@ -141,12 +123,14 @@ function stoppedByFullDisk(
 
 export async function executePlan(opts: ExecuteOptions): Promise<ExecuteResult> {
   const { store, env } = opts;
-  const executor = opts.executor ?? localExecutor(env, opts.concurrency, opts.providerLimits);
+  const executor = opts.executor ?? localExecutor(env, opts.concurrency, opts.slots);
   const stored = store.trialKeys(env.runId);
   const pending = opts.plan.filter((t) => !stored.has(t.key));
   const total = opts.plan.length;
   let done = opts.plan.length - pending.length;
   const controller = new AbortController();
+  // Every trial in flight, and every one waiting for a slot, listens to it.
+  setMaxListeners(0, controller.signal);
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

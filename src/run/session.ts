@@ -3,6 +3,7 @@
 
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { agentEntry } from '../agent/agents.js';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { providerConcurrency } from '../provider/providers-config.js';
@@ -35,6 +36,7 @@ import {
 } from './plan.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
+import { runSlots, type SlotCounts, type Slots } from './slots.js';
 import {
   type DatasetVersion,
   RUN_CONFIG_VERSION,
@@ -48,6 +50,8 @@ export interface SessionHooks {
   onPlan?: (run: RunRecord, pending: number) => void;
   onStart?: (spec: TrialSpec) => void;
   onProgress?: (e: ProgressEvent) => void;
+  /** The agent and verify pools changed (progress lines). */
+  onSlots?: (c: SlotCounts) => void;
   /** Use this agent instead of building one from the config (tests). */
   agent?: Agent;
   /** Diagnostics (e.g. queue trouble), for stderr. */
@@ -210,6 +214,25 @@ export function checkPlanSize(loaded: AnyLoadedTask[], config: RunConfig): void 
   );
 }
 
+/** The local pool's slots (none for a queue: its workers run the trials). */
+function sessionSlots(config: RunConfig, hooks: SessionHooks): Slots | undefined {
+  if (config.queue) return undefined;
+  const o = {
+    concurrency: config.concurrency,
+    agentWaitsOn: agentEntry(config.agent)?.waitsOn ?? 'cpu',
+    providerLimits: providerConcurrency(config.providersConfig),
+  };
+  return runSlots(o, hooks.onSlots);
+}
+
+/** A provider's 429: fewer of its agents at once for a while, said on stderr. */
+function slowDown(slots: Slots, provider: string, ms: number, log?: (line: string) => void) {
+  const s = slots.rateLimited(provider, ms);
+  log?.(
+    `provider ${provider} answered 429 (retry after ${Math.round(ms / 1000)} s): ${s.size} of its agents at once for ${Math.ceil(s.forMs / 1000)} s`,
+  );
+}
+
 export async function runSession(
   config: RunConfig,
   store: Store,
@@ -277,7 +300,9 @@ export async function runSession(
       if (swept) hooks.log?.(swept);
     }
     // Everything that can fail on bad input happens before the run is recorded.
+    const slots = sessionSlots(config, hooks);
     wiring = await wireRun(config, {
+      onRateLimit: slots && ((provider, ms) => slowDown(slots, provider, ms, hooks.log)),
       agent,
       plan,
       log: hooks.log,
@@ -337,7 +362,7 @@ export async function runSession(
       store,
       plan,
       concurrency: config.concurrency,
-      providerLimits: providerConcurrency(config.providersConfig),
+      slots,
       executor,
       env: {
         runId: run.id,

@@ -38,6 +38,8 @@ export interface WiringOptions {
   /** The cache of the tasks' repositories, for models derived from the task (src/derived/). */
   cacheDir?: string;
   mirrorDir?: string;
+  /** A provider answered 429 with a retry-after (src/run/slots.ts slows its pool). */
+  onRateLimit?: (provider: string, retryAfterMs: number) => void;
 }
 
 export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunWiring> {
@@ -70,6 +72,7 @@ export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunW
   const endpoints = await startEndpoints(config, llm, o.plan, {
     cacheDir: o.cacheDir,
     mirrorDir: o.mirrorDir,
+    onRateLimit: o.onRateLimit,
   });
   return { agent, sandbox, endpoints };
 }

@@ -7,6 +7,7 @@ import type { ProvisionMode } from '../workspace/layers.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import type { RunPaths } from './paths.js';
 import type { TrialServices } from './services.js';
+import type { TrialSlots } from './slots.js';
 import type { TrialSpec } from './spec.js';
 
 export interface TrialEnv {
@@ -24,6 +25,8 @@ export interface TrialEnv {
   integrity?: IntegrityMode;
   /** How trial workspaces are made (src/workspace/layers.ts); default auto. */
   provision?: ProvisionMode;
+  /** The run's agent and verify slots (src/run/slots.ts); none: every stage runs at once. */
+  slots?: TrialSlots;
   /** Replacements for the stages' services (unit tests of the lifecycle). */
   services?: Partial<TrialServices>;
   /**

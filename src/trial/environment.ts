@@ -11,6 +11,7 @@ import { environmentPath } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { InfraError } from '../util/errors.js';
 import { run } from '../util/process.js';
+import { stillRunning } from '../util/still-running.js';
 import {
   type EnvironmentDecl,
   ensureEnvironment,
@@ -72,10 +73,12 @@ export async function prepareEnvironment(
       `task ${lt.task.task_id} declares no environment and the run has no --image`,
       'no_image',
     );
-  return ensureEnvironment(c.engine, decl, {
-    buildArgs: c.buildArgs,
-    logDir: join(cacheDir, 'envs', 'failed'),
-  });
+  return stillRunning(`building the environment of ${lt.task.task_id}`, () =>
+    ensureEnvironment(c.engine, decl, {
+      buildArgs: c.buildArgs,
+      logDir: join(cacheDir, 'envs', 'failed'),
+    }),
+  );
 }
 
 /**

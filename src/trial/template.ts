@@ -21,6 +21,7 @@ import {
   recordGrade,
   type TrialRecord,
 } from './record.js';
+import { type SlotStage, withSlot } from './slots.js';
 import type { TrialSpec } from './spec.js';
 
 /** provision -> agent -> settle the exit -> guard -> diff -> harden -> verify -> grade -> audit. */
@@ -37,13 +38,19 @@ export async function runTemplate(
     await phase(rec, 'provision', () => t.provision());
     got.endpoint = env.endpointFor?.(spec, { artifactsDir: o.artifactsDir });
     const trial = { spec, env, endpoint: got.endpoint, sandbox: t.sandbox, sessions: t.sessions };
-    const a = await phase(rec, 'agent', () => runAgent(t.agentInput(), trial));
+    const a = await held(rec, env, spec, 'agent', () =>
+      phase(rec, 'agent', () => {
+        rec.details.agent_started_at = new Date().toISOString();
+        return runAgent(t.agentInput(), trial);
+      }),
+    );
     got.agent = a;
     const exit = settleExit(rec, a, got.endpoint, env.signal);
     await phase(rec, 'guard', () => t.guard(a));
     rec.files_changed = (await phase(rec, 'diff', () => t.diff(a))).files;
     await phase(rec, 'harden', () => t.harden(a));
-    await phase(rec, 'verify', () => t.verify());
+    // A PR task's golden control runs inside this slot (env.control: it takes none of its own).
+    await held(rec, env, spec, 'verify', () => phase(rec, 'verify', () => t.verify()));
     recordGrade(rec, await phase(rec, 'score', () => t.grade(exit, a)));
     const where = { env, spec, ws, scratch };
     await phase(rec, 'audit', () => recordAudit(rec, where, t.audit, t.auditFacts(), a));
@@ -58,6 +65,21 @@ export async function runTemplate(
     { name: 'dirs', run: () => o.release() },
   ]);
   return closeTrial(o, isDiskFull(got.failure) ? got.failure : diskFull);
+}
+
+/** Runs `fn` holding a slot of `stage` (none for a control, which runs in its trial's slot). */
+function held<T>(
+  rec: TrialRecord,
+  env: TrialEnv,
+  spec: TrialSpec,
+  stage: SlotStage,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const slots = env.control ? undefined : env.slots;
+  const waited = (ms: number) => {
+    rec.details.slot_wait_ms = { ...rec.details.slot_wait_ms, [stage]: ms };
+  };
+  return withSlot(slots, stage, spec.provider, env.signal, waited, fn);
 }
 
 /** The trial's directories claimed, its record started, its kind's stages opened. */

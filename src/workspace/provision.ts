@@ -13,6 +13,7 @@ import { InfraError } from '../util/errors.js';
 import { GIT_ENV, git } from '../util/git.js';
 import type { RunResult } from '../util/process.js';
 import { RUN_ID_VAR, runProcessGroup } from '../util/process-group.js';
+import { stillRunning } from '../util/still-running.js';
 import { type ChangedPaths, upperChanges } from './changes.js';
 import { type Layers, lowerOwnedBy, makeWorkspace, type ProvisionMode } from './layers.js';
 import { detectContainment } from './sandbox/contain.js';
@@ -162,9 +163,12 @@ async function runInstall(
   if (!task.install_command) return;
   const cwd = join(dir, 'ws');
   const timeoutMs = task.timeouts.verifier_sec * 1000 * 4;
-  const r = o.environment
-    ? await o.environment.run(cwd, task.install_command, timeoutMs, o.signal)
-    : await runOnHost(cwd, task.install_command, timeoutMs, o);
+  const command = task.install_command;
+  const r = await stillRunning(`installing ${task.task_id}`, () =>
+    o.environment
+      ? o.environment.run(cwd, command, timeoutMs, o.signal)
+      : runOnHost(cwd, command, timeoutMs, o),
+  );
   if (o.signal?.aborted)
     throw new InfraError(
       'interrupted',

@@ -2,7 +2,7 @@
 // scripted model server (a stand-in, not a model) started here, one of them speaking Anthropic's
 // format; the real Nanocoder through the proxy. The (provider, model) pair is the unit in the
 // plan, the store, the report, the leaderboard and `runs`; the preflight asks every pair before
-// any trial; a provider's `concurrency` bounds its trials at once.
+// any trial; a provider's `concurrency` bounds its agents at once (its agent slots).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,11 +126,17 @@ describe('one run over three providers', () => {
       beta: 'anthropic',
       gamma: 'openai-compatible',
     });
-    // alpha declares concurrency 1: its two trials never overlapped, though three ran at once.
+    // alpha declares concurrency 1 (one agent slot): its two agents never overlapped, though
+    // three trials ran at once.
+    const agentSpan = (t: (typeof trials)[number]) => {
+      const start = Date.parse(t.details.agent_started_at as string);
+      return [start, start + (t.details.phase_ms as { agent: number }).agent];
+    };
     const alpha = trials
       .filter((t) => t.provider === 'alpha')
-      .sort((a, b) => (a.started_at < b.started_at ? -1 : 1));
-    expect(alpha[0].finished_at <= alpha[1].started_at).toBe(true);
+      .map(agentSpan)
+      .sort((a, b) => a[0] - b[0]);
+    expect(alpha[0][1]).toBeLessThanOrEqual(alpha[1][0]);
   });
 
   it('the report, runs and the leaderboard show one row per (provider, model)', async () => {

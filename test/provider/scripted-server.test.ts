@@ -36,6 +36,12 @@ const script = parseScript(
       ctxs: { steps: [{ fail: 'context_stream' }] },
       err500: { steps: [{ fail: 'server_error' }] },
       slow: { steps: [{ fail: 'slow', delay_ms: 300 }] },
+      thinking: { steps: [{ final: 'Thought about it.', delay_ms: 200 }] },
+      transient: {
+        steps: [
+          { final: 'After the retry.', fail_first: { fail: 'rate_limit', retry_after_sec: 2 } },
+        ],
+      },
       '*': { steps: [{ final: 'fallback' }] },
     },
   },
@@ -183,6 +189,24 @@ describe('scripted model server', () => {
     const res = await chat('slow', 1, 0);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(280);
     expect(finalText(parseSse(await res.text()))).toBe('Done.');
+  });
+
+  it('any step may take delay_ms before its reply, as a provider thinking would', async () => {
+    const t0 = Date.now();
+    const res = await chat('thinking', 1, 0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
+    expect(finalText(parseSse(await res.text()))).toBe('Thought about it.');
+  });
+
+  it('fail_first: the first request of a turn is refused, its retry gets the step', async () => {
+    const first = await chat('transient', 1, 0);
+    expect(first.status).toBe(429);
+    expect(first.headers.get('retry-after')).toBe('2');
+    await first.text();
+    const retry = await chat('transient', 1, 0);
+    expect(finalText(parseSse(await retry.text()))).toBe('After the retry.');
+    // Another attempt is another turn: refused once too.
+    expect((await chat('transient', 2, 0)).status).toBe(429);
   });
 
   it('rejects an unscripted model with a clear 404 and records every request', async () => {

@@ -1,14 +1,18 @@
 // Run options that would plan the same trials twice or without bound.
 
+import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { providerConcurrency } from '../../src/provider/providers-config.js';
 import {
   autoConcurrency,
+  autoModelConcurrency,
   MAX_CONCURRENCY,
   MAX_RUNS,
   resolveRunConfig,
 } from '../../src/run/config.js';
-import { EXAMPLES } from '../helpers/cli.js';
+import { EXAMPLES, tempDir } from '../helpers/cli.js';
 
 describe('resolveRunConfig', () => {
   it('a model named twice is planned once (its trials would collide and one be dropped)', () => {
@@ -36,6 +40,44 @@ describe('resolveRunConfig', () => {
     expect(autoConcurrency()).toBeGreaterThanOrEqual(1);
     expect(autoConcurrency()).toBeLessThanOrEqual(availableParallelism());
     expect(c('3')).toBe(3);
+  });
+
+  it('--concurrency auto for Nanocoder: the agent slots of its providers plus two per core', () => {
+    const c = (concurrency?: string) =>
+      resolveRunConfig([EXAMPLES], { agent: 'nanocoder', model: ['competent'], concurrency })
+        .concurrency;
+    expect(c()).toBe(autoModelConcurrency(16));
+    expect(autoModelConcurrency(16)).toBeLessThanOrEqual(16 + 2 * availableParallelism());
+    expect(autoModelConcurrency(16)).toBeGreaterThanOrEqual(autoConcurrency());
+    expect(c('3')).toBe(3);
+  });
+
+  it("a provider's agent slots: its concurrency, else 1 on this machine and 16 hosted", () => {
+    const file = join(tempDir('nb-slots-config-'), 'providers.json');
+    const p = (name: string, base_url: string, extra = {}) => ({
+      name,
+      base_url,
+      api_key_env: 'K',
+      ...extra,
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: [
+          p('ollama', 'http://localhost:11434/v1'),
+          p('llamacpp', 'http://127.0.0.1:8080/v1'),
+          p('hosted', 'https://api.example.com/v1'),
+          p('capped', 'https://api.example.com/v1', { concurrency: 4 }),
+        ],
+      }),
+    );
+    expect(Object.fromEntries(providerConcurrency(file))).toEqual({
+      scripted: 16,
+      ollama: 1,
+      llamacpp: 1,
+      hosted: 16,
+      capped: 4,
+    });
   });
 
   it('--provision names a mode, auto by default', () => {

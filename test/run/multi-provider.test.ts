@@ -2,8 +2,7 @@
 // pairs taking turns, and the per-provider limit on trials at once.
 import { describe, expect, it } from 'vitest';
 import { parseModels } from '../../src/run/config.js';
-import { planTrials, type RunnableTask, type TrialSpec } from '../../src/run/plan.js';
-import { takeNext } from '../../src/run/runner.js';
+import { planTrials, type RunnableTask } from '../../src/run/plan.js';
 
 describe('parseModels', () => {
   const declared = ['openrouter', 'local'];
@@ -65,20 +64,5 @@ describe('the plan across providers', () => {
       'b#2',
     ]);
     expect(plan).toHaveLength(10);
-  });
-
-  it('starts no trial of a provider at its limit, and the next one of another provider instead', () => {
-    const spec = (provider: string, n: number) =>
-      ({ provider, key: `${provider}${n}` }) as TrialSpec;
-    const pending = [spec('local', 1), spec('local', 2), spec('hosted', 1)];
-    const running = new Map([['local', 1]]);
-    const limits = new Map([['local', 1]]);
-    expect(takeNext(pending, running, limits)?.key).toBe('hosted1');
-    expect(takeNext(pending, running, limits)).toBeUndefined();
-    expect(pending.map((s) => s.key)).toEqual(['local1', 'local2']);
-    running.set('local', 0);
-    expect(takeNext(pending, running, limits)?.key).toBe('local1');
-    // No limit declared: only --concurrency bounds it.
-    expect(takeNext([spec('other', 1)], new Map([['other', 50]]), limits)?.key).toBe('other1');
   });
 });

@@ -39,6 +39,8 @@ const DETAIL_PLACES: Record<DetailKey, 'section' | 'raw'> = {
   missing_targets: 'section',
   files_read: 'section',
   teardown_errors: 'raw',
+  slot_wait_ms: 'raw',
+  agent_started_at: 'raw',
   env_reused: 'raw',
   provision: 'raw',
   environment: 'raw',

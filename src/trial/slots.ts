@@ -1,0 +1,32 @@
+// What a trial asks of the run's slots (src/run/slots.ts): one around its agent, one around its
+// suites. Without slots (validate, the gates, a queue worker's trials) a stage just runs.
+
+/** The stage of a trial that waits for a slot. */
+export type SlotStage = 'agent' | 'verify';
+
+/** Frees a slot (idempotent). */
+export type Release = () => void;
+
+export interface TrialSlots {
+  acquire(stage: SlotStage, provider: string, signal?: AbortSignal): Promise<Release>;
+}
+
+/** Holds a slot of `stage` around `fn`; reports the time waited for it to `waited`. */
+export async function withSlot<T>(
+  slots: TrialSlots | undefined,
+  stage: SlotStage,
+  provider: string,
+  signal: AbortSignal | undefined,
+  waited: (ms: number) => void,
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (!slots) return fn();
+  const asked = Date.now();
+  const release = await slots.acquire(stage, provider, signal);
+  waited(Date.now() - asked);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
