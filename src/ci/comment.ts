@@ -37,6 +37,8 @@ export interface CommentSide {
   tiers?: Record<string, number>;
   /** The latest Level-4 audit of the side's database. */
   audit?: AuditRecord;
+  /** The run as the viewer's URLs name it (DB:RUNID when the two sides are two databases). */
+  viewRef?: string;
 }
 
 const groupName = (provider: string, model: string, mode: string) =>
@@ -198,7 +200,16 @@ export function commentBody(
       ? `This PR: run \`${candidate.run.id}\` (${buildOf(candidate.run)}) · base: run \`${base.run.id}\` (${buildOf(base.run)})`
       : `Run \`${candidate.run.id}\` (${buildOf(candidate.run)})`,
     '',
-    ...(opts.viewUrl ? [viewLinks(opts.viewUrl, candidate.run.id, base?.run.id), ''] : []),
+    ...(opts.viewUrl
+      ? [
+          viewLinks(
+            opts.viewUrl,
+            candidate.viewRef ?? candidate.run.id,
+            base && (base.viewRef ?? base.run.id),
+          ),
+          '',
+        ]
+      : []),
   );
   for (const w of c?.warnings ?? []) lines.push(`> ⚠ ${oneLine(w)}`, '');
   // A collapsed taxonomy changes what the labels below mean: say so where it is seen.
