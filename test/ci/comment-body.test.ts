@@ -64,7 +64,7 @@ describe('comment body', () => {
     expect(commentBody(pr, undefined, { viewUrl: 'https://x.example/nb' })).toMatch(
       /\[open the run in nanobench view\]\(https:\/\/x\.example\/nb\/runs\/pr\)\n/,
     );
-     // Two databases (view --db main.sqlite --db pr.sqlite): each run named DB:RUNID.
+    // Two databases (view --db main.sqlite --db pr.sqlite): each run named DB:RUNID.
     const two = commentBody(
       { ...pr, viewRef: 'pr.sqlite:pr' },
       { ...b, viewRef: 'main.sqlite:b' },
