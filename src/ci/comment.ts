@@ -14,7 +14,14 @@ import {
   stricterAudit,
 } from '../audit/policy.js';
 import { agentsOf, headline, powerSentence, pText, ruleSentence } from '../report/compare-words.js';
-import { ciText, modelName, ppInterval, ppText } from '../report/format.js';
+import {
+  ciText,
+  costChangeText,
+  modelName,
+  ppInterval,
+  ppText,
+  tokensChangeText,
+} from '../report/format.js';
 import { readRunConfig } from '../run/stored-config.js';
 import { joinKey, type Rate, splitKey, tallyBy } from '../stats/aggregate.js';
 import { type Comparison, compareRuns, type Rule } from '../stats/compare.js';
@@ -30,6 +37,8 @@ export interface CommentSide {
   tiers?: Record<string, number>;
   /** The latest Level-4 audit of the side's database. */
   audit?: AuditRecord;
+  /** The run as the viewer's URLs name it (DB:RUNID when the two sides are two databases). */
+  viewRef?: string;
 }
 
 const groupName = (provider: string, model: string, mode: string) =>
@@ -63,8 +72,8 @@ function verdictLine(c: Comparison): string {
 function comparedTable(c: Comparison): string[] {
   const agents = agentsOf(c);
   const lines = [
-    '| model · mode | tasks | base (each task once) | this PR | Δ paired [95% CI], p Holm | paired | overlap (trials, base → PR) |',
-    '|---|---|---|---|---|---|---|',
+    '| model · mode | tasks | base (each task once) | this PR | Δ paired [95% CI], p Holm | tokens / trial, base → PR | cost / trial · / solved, base → PR | paired | overlap (trials, base → PR) |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const g of c.groups) {
     const p = g.paired;
@@ -72,7 +81,7 @@ function comparedTable(c: Comparison): string[] {
       ? `${ppText(p.pass_rate.estimate)} ${ppInterval(p.pass_rate.ci95)}${p.p_holm === null ? '' : `, p ${pText(p.p_holm)}`}`
       : '—';
     lines.push(
-      `| ${oneLine(modelName(g.provider, g.model, agents))} · ${g.mode} | ${p.tasks} | ${fmtTasks(g.base_tasks)} | ${fmtTasks(g.candidate_tasks)} | ${delta} | ${p.verdict ?? 'cannot pair: overlap decides'} | ${fmtTrials(g.base)} → ${fmtTrials(g.candidate)}: ${g.overlap.verdict} |`,
+      `| ${oneLine(modelName(g.provider, g.model, agents))} · ${g.mode} | ${p.tasks} | ${fmtTasks(g.base_tasks)} | ${fmtTasks(g.candidate_tasks)} | ${delta} | ${tokensChangeText(g.usage)} | ${costChangeText(g.usage, 'trial')} · ${costChangeText(g.usage, 'solved')} | ${p.verdict ?? 'cannot pair: overlap decides'} | ${fmtTrials(g.base)} → ${fmtTrials(g.candidate)}: ${g.overlap.verdict} |`,
     );
   }
   return lines;
@@ -191,7 +200,16 @@ export function commentBody(
       ? `This PR: run \`${candidate.run.id}\` (${buildOf(candidate.run)}) · base: run \`${base.run.id}\` (${buildOf(base.run)})`
       : `Run \`${candidate.run.id}\` (${buildOf(candidate.run)})`,
     '',
-    ...(opts.viewUrl ? [viewLinks(opts.viewUrl, candidate.run.id, base?.run.id), ''] : []),
+    ...(opts.viewUrl
+      ? [
+          viewLinks(
+            opts.viewUrl,
+            candidate.viewRef ?? candidate.run.id,
+            base && (base.viewRef ?? base.run.id),
+          ),
+          '',
+        ]
+      : []),
   );
   for (const w of c?.warnings ?? []) lines.push(`> ⚠ ${oneLine(w)}`, '');
   // A collapsed taxonomy changes what the labels below mean: say so where it is seen.

@@ -1,5 +1,6 @@
 // `nanobench ci comment`: the pull-request comment for a run (and its base), printed or posted.
 // The GitHub token is read from an environment variable, never from the command line.
+import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { COMMENT_MARKER, type CommentSide, commentBody } from '../ci/comment.js';
 import { upsertComment } from '../ci/github.js';
@@ -13,7 +14,7 @@ import type { Io } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
 /** "RUNID", "latest", or "DB:RUNID" (the last colon splits: paths may contain colons). */
-function loadSide(ref: string, defaultDb: string): CommentSide {
+function loadSide(ref: string, defaultDb: string): CommentSide & { db: string } {
   const i = ref.lastIndexOf(':');
   const [db, id] = i > 0 ? [ref.slice(0, i), ref.slice(i + 1)] : [defaultDb, ref];
   const store = Store.open(db, { reader: true });
@@ -28,6 +29,7 @@ function loadSide(ref: string, defaultDb: string): CommentSide {
       );
     const meta = resolveTaskMeta(run.config);
     return {
+      db,
       run,
       trials: store.trials(run.id),
       tiers: Object.fromEntries(Object.entries(meta.tasks).map(([t, m]) => [t, m.tier])),
@@ -57,7 +59,7 @@ export function registerCi(program: Command, io: Io): void {
     .option('--dry-run', 'print the comment on stdout; post nothing')
     .option(
       '--view-url <url>',
-      'base URL of a `nanobench view` serving this database: the comment links to the run and the comparison',
+      'base URL of a `nanobench view` serving this database (both: view --db A --db B, when --compare is in another): the comment links to the run and the comparison',
     )
     .action(async (o) => {
       if (o.viewUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(o.viewUrl))
@@ -66,6 +68,9 @@ export function registerCi(program: Command, io: Io): void {
       const head = loadSide(o.run, o.db);
       const base = o.compare ? loadSide(o.compare, o.db) : undefined;
       if (base && base.run.id === head.run.id) throw sameRun(head.run.id, o.compare, o.run, o.db);
+      // Two databases: `nanobench view --db A --db B` names each run DB:RUNID by its file name.
+      if (base && resolve(base.db) !== resolve(head.db))
+        for (const side of [head, base]) side.viewRef = `${basename(side.db)}:${side.run.id}`;
       const body = commentBody(head, base, { viewUrl: o.viewUrl, rule });
       if (o.dryRun) {
         io.stdout.write(body);

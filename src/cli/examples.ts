@@ -9,7 +9,10 @@ export const EXAMPLES: Record<string, string[]> = {
     'nanobench run --resume RUN --retry-errors',
   ],
   report: ['nanobench report', 'nanobench report RUN --format html --out report.html'],
-  view: ['nanobench view --db .nanobench/demo.sqlite', 'nanobench view --port 0'],
+  view: [
+    'nanobench view --db .nanobench/demo.sqlite',
+    'nanobench view --db main.sqlite --db pr.sqlite --port 0',
+  ],
   schemas: ['nanobench schemas --write'],
   'audit export': ['nanobench audit export --run latest --out audit.json'],
   'audit score': ['nanobench audit score --key audit.key.json --labels audit.json'],

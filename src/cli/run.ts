@@ -5,13 +5,8 @@ import { agentUsage } from '../agent/agents.js';
 import { applyAudit } from '../audit/policy.js';
 import { markdownSummary } from '../report/markdown.js';
 import { runView } from '../report/trial-view.js';
-import {
-  parseProvision,
-  parseQueueUrl,
-  RUN_DEFAULTS,
-  type RunConfig,
-  resolveRunConfig,
-} from '../run/config.js';
+import { parseProvision, parseQueueUrl, RUN_DEFAULTS, type RunConfig } from '../run/config.js';
+import { resolveWithMatrix } from '../run/matrix.js';
 import { parseErrorCauses, runSession, type SessionHooks } from '../run/session.js';
 import { readRunConfig } from '../run/stored-config.js';
 import { type RunRecord, Store, type TrialRecord } from '../store/store.js';
@@ -49,6 +44,10 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
       RUN_DEFAULTS.provider,
     )
     .option('--model <names...>', 'model name(s) for LLM agents; repeat or comma-separate')
+    .option(
+      '--matrix <file>',
+      'run matrix file: the (provider, model) pairs, optionally modes and runs (schemas/matrix.schema.json)',
+    )
     .option('--mode <mode>', 'hinted | navigation | both', RUN_DEFAULTS.mode)
     .option('--runs <n>', 'runs per task (default: by tier, 1 for tiers 1-2, 5 for tiers 3-4)')
     .option(
@@ -125,8 +124,10 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
               `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --resume`,
             );
       // Bad options are refused before the database is created; a resume needs the database.
+      // With --matrix, --mode counts only when typed (its default would clash with the file's).
+      const mode = o.matrix && cmd.getOptionValueSource('mode') !== 'cli' ? undefined : o.mode;
       const fresh =
-        o.resume === undefined ? resolveRunConfig(datasets, { ...o, model: o.model }) : undefined;
+        o.resume === undefined ? resolveWithMatrix(datasets, { ...o, mode }) : undefined;
       const retryErrors =
         o.retryErrors === undefined
           ? undefined

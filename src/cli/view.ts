@@ -14,7 +14,11 @@ export function registerView(program: Command, io: Io): void {
     .description(
       'a local web viewer over the results store (read-only): runs, the matrix, every trial (prompt, transcript, diff, tests, label, telemetry), compare two runs, follow a run live',
     )
-    .option('--db <path>', 'results database', DEFAULT_DB)
+    .option(
+      '--db <paths...>',
+      'results database(s); with several, runs of all are listed and compared (DB:RUNID)',
+      [DEFAULT_DB],
+    )
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0: any free port)', String(DEFAULT_VIEW_PORT))
     .option(
@@ -39,7 +43,9 @@ export function registerView(program: Command, io: Io): void {
         log: (line) => io.stderr.write(`nanobench view: ${line}\n`),
       });
       io.stdout.write(`${viewer.url}\n`);
-      io.stderr.write(`nanobench view: ${o.db}, read-only, at ${viewer.url} (Ctrl-C stops it)\n`);
+      io.stderr.write(
+        `nanobench view: ${o.db.join(', ')}, read-only, at ${viewer.url} (Ctrl-C stops it)\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off('SIGINT', stop);

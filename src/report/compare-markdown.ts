@@ -13,7 +13,17 @@ import {
   pText,
   ruleSentence,
 } from './compare-words.js';
-import { ciText, modelName, NON_DET_MARK, passedText, pct, ppInterval, ppText } from './format.js';
+import {
+  ciText,
+  costChangeText,
+  modelName,
+  NON_DET_MARK,
+  passedText,
+  pct,
+  ppInterval,
+  ppText,
+  tokensChangeText,
+} from './format.js';
 import { mdCell } from './markdown.js';
 
 const MAX_SHIFT_ROWS = 15;
@@ -34,6 +44,9 @@ export const COMPARE_HEADER = [
   'base, each task once [95% CI]',
   'candidate [95% CI]',
   'Δ pass rate, paired [95% CI]',
+  'tokens / trial (Δ)',
+  'cost / trial (Δ)',
+  'cost / solved trial (Δ)',
   'p (Holm)',
   'paired verdict',
   'trials passed, base → candidate [95% CI]',
@@ -56,6 +69,9 @@ function row(g: GroupComparison, name: string): string {
     rateText(g.base_tasks),
     rateText(g.candidate_tasks),
     p.tasks ? `${ppText(p.pass_rate.estimate)} ${ppInterval(p.pass_rate.ci95)}` : '—',
+    tokensChangeText(g.usage),
+    costChangeText(g.usage, 'trial'),
+    costChangeText(g.usage, 'solved'),
     p.tasks ? `${pText(p.test.p_value)} (${p.p_holm === null ? '—' : pText(p.p_holm)})` : '—',
     verdictText(p.verdict),
     `${passedText(g.base)} ${ciText(g.base.ci95)} → ${passedText(g.candidate)} ${ciText(g.candidate.ci95)}`,
@@ -100,7 +116,7 @@ export function compareMarkdown(c: Comparison): string {
   for (const g of c.groups) lines.push(row(g, name(g)));
   lines.push(
     '',
-    'Rates count each task once (its mean over runs), with a 95% interval over tasks; Δ is the mean of the per-task differences, with a t interval; p is the sign-flip test over tasks (each difference weighed by its runs), Holm-adjusted over the groups tested. "Trials passed" pools the runs, as the overlap rule does. "Detectable": the smallest change this group detects with 80% power.',
+    'Rates count each task once (its mean over runs), with a 95% interval over tasks; Δ is the mean of the per-task differences, with a t interval; p is the sign-flip test over tasks (each difference weighed by its runs), Holm-adjusted over the groups tested. "Trials passed" pools the runs, as the overlap rule does. "Detectable": the smallest change this group detects with 80% power. Tokens (in + out) and cost are per trial the provider proxy counted, and per passing trial (all counted usage, infra errors included, over the trials that passed), base → candidate.',
     '',
     ...labelShiftLines(c),
   );

@@ -1,6 +1,7 @@
 // Number and name formatting shared by the markdown and HTML renderers, so both print the same.
 import type { Rate } from '../stats/aggregate.js';
 import type { TaskWeightedRate } from '../stats/tasks.js';
+import type { UsageComparison } from '../stats/usage.js';
 import type { Interval } from '../stats/wilson.js';
 
 export const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -94,3 +95,49 @@ export const costPerSolvedText = (
   u: { trials: number; cost_usd: number | null },
   solved: number,
 ) => (u.trials && u.cost_usd !== null && solved > 0 ? `$${(u.cost_usd / solved).toFixed(4)}` : '—');
+
+const tokenCount = (x: number) =>
+  x >= 1e6
+    ? `${(x / 1e6).toFixed(1)}M`
+    : x >= 1e3
+      ? `${(x / 1e3).toFixed(1)}k`
+      : `${Math.round(x)}`;
+const dollars = (x: number) => (x >= 1 ? `$${x.toFixed(2)}` : `$${Number(x.toPrecision(2))}`);
+
+/** "12.0k → 15.3k (+3.3k)": base → candidate with the change; "—" when neither side counted. */
+function changeText(
+  b: number | null,
+  c: number | null,
+  d: number | null,
+  f: (x: number) => string,
+) {
+  if (b === null && c === null) return '—';
+  const side = (x: number | null) => (x === null ? '—' : f(x));
+  const sign = d === null ? '' : d > 0 ? '+' : d < 0 ? '−' : '±';
+  return `${side(b)} → ${side(c)}${d === null ? '' : ` (${sign}${f(Math.abs(d))})`}`;
+}
+
+/** Tokens (in + out) per trial, base → candidate (Δ). */
+export const tokensChangeText = (u: UsageComparison) =>
+  changeText(
+    u.base.tokens_per_trial,
+    u.candidate.tokens_per_trial,
+    u.delta.tokens_per_trial,
+    tokenCount,
+  );
+
+/** Dollars per trial or per solved trial, base → candidate (Δ). */
+export const costChangeText = (u: UsageComparison, per: 'trial' | 'solved') =>
+  per === 'trial'
+    ? changeText(
+        u.base.cost_per_trial_usd,
+        u.candidate.cost_per_trial_usd,
+        u.delta.cost_per_trial_usd,
+        dollars,
+      )
+    : changeText(
+        u.base.cost_per_solved_usd,
+        u.candidate.cost_per_solved_usd,
+        u.delta.cost_per_solved_usd,
+        dollars,
+      );

@@ -1,6 +1,7 @@
 // JSON Schemas generated from the zod schemas, so the checked-in files in schemas/ can never
 // drift from the code (a test compares them).
 import { zodToJsonSchema } from 'zod-to-json-schema';
+import { MatrixSchema } from '../run/matrix.js';
 import { TaskSchema } from '../task/schema.js';
 import { ResultsSchema } from './results-schema.js';
 
@@ -28,6 +29,12 @@ export function generatedSchemas(): Record<string, object> {
       title: 'NanoBench results (run --json, report --format json)',
       description:
         'One run and its trials with their telemetry, as `nanobench run --json` prints it; `report --format json` adds `report`, `demo --json` adds `matrix`. Generated from src/report/results-schema.ts.',
+    },
+    'matrix.schema.json': {
+      ...zodToJsonSchema(MatrixSchema, OPTIONS),
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $id: 'https://nanobench.dev/schemas/matrix.schema.json',
+      title: 'NanoBench run matrix (nanobench run --matrix FILE)',
     },
   };
 }

@@ -22,6 +22,7 @@ import { familyVerdicts } from './holm.js';
 import { MIN_PAIRED_TASKS, type PairedDifference, pairedDifference } from './paired.js';
 import { MIN_RUNS_TIER_3_4, undersampled } from './sampling.js';
 import { type TaskWeightedRate, taskResults, taskWeightedRate } from './tasks.js';
+import { type UsageComparison, type UsageTrial, usageComparison } from './usage.js';
 import { overlaps, type Verdict, verdict, wilson } from './wilson.js';
 
 /** Which verdict decides: the paired test (default) or the whitepaper's interval overlap. */
@@ -69,12 +70,15 @@ export interface GroupComparison {
   verdict_rule: Rule;
   non_deterministic: boolean;
   label_shifts: LabelShift[];
+  /** Tokens and cost per trial and per solved trial, base and candidate, with the deltas. */
+  usage: UsageComparison;
 }
 
 export interface RunSide {
   id: string;
   config: Record<string, unknown>;
-  trials: TrialOutcome[];
+  /** With the proxy's counts where stored (Store.trialOutcomes flattens them). */
+  trials: (TrialOutcome & UsageTrial)[];
   /** Task id -> complexity tier, when known (for the undersampling warning). */
   tiers?: Record<string, number>;
 }
@@ -144,8 +148,8 @@ function labelShifts(b: Tally, c: Tally): LabelShift[] {
 interface GroupTrials {
   b: Tally;
   c: Tally;
-  bTrials: TrialOutcome[];
-  cTrials: TrialOutcome[];
+  bTrials: (TrialOutcome & UsageTrial)[];
+  cTrials: (TrialOutcome & UsageTrial)[];
 }
 
 /** One group's figures before the family is known: rates, overlap verdict, task results. */
@@ -169,6 +173,7 @@ function groupFigures(key: string, g: GroupTrials) {
     overlap: { verdict: verdict(base.ci95, candidate.ci95), gap: half(base) + half(candidate) },
     non_deterministic: base.non_deterministic || candidate.non_deterministic,
     label_shifts: labelShifts(g.b, g.c),
+    usage: usageComparison(g.bTrials, g.cTrials),
   };
 }
 

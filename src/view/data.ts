@@ -98,6 +98,10 @@ function datasetsOf(run: RunRecord): DatasetInfo[] {
 
 export interface RunRow {
   run: RunRecord;
+  /** The run's id as URLs carry it (NAME:RUNID outside the viewer's first database). */
+  ref?: string;
+  /** The database's name, when the viewer serves several. */
+  db?: string;
   agent: string;
   nanocoder: string | null;
   models: string[];
@@ -432,12 +436,12 @@ export type ComparePage =
   | { ok: false; status: 400 | 404; message: string };
 
 export function comparePage(
-  store: Store,
-  baseId: string,
-  candId: string,
+  find: (ref: string) => { store: Store; run: RunRecord } | undefined,
+  baseRef: string,
+  candRef: string,
   rule = 'paired',
 ): ComparePage {
-  if (!baseId || !candId)
+  if (!baseRef || !candRef)
     return { ok: false, status: 400, message: 'pick a base run and a candidate run to compare' };
   if (!(COMPARE_RULES as readonly string[]).includes(rule))
     return {
@@ -445,28 +449,29 @@ export function comparePage(
       status: 400,
       message: `rule must be ${COMPARE_RULES.join(' or ')}, not "${rule}"`,
     };
-  const base = store.getRun(baseId);
-  const candidate = store.getRun(candId);
-  const missing = [base ? null : baseId, candidate ? null : candId].filter(Boolean);
+  const base = find(baseRef);
+  const candidate = find(candRef);
+  const missing = [base ? null : baseRef, candidate ? null : candRef].filter(Boolean);
   if (missing.length)
     return {
       ok: false,
       status: 404,
       message: `no run ${missing.map((m) => `"${m}"`).join(' or ')}`,
     };
-  if (base!.id === candidate!.id)
+  if (base!.run.id === candidate!.run.id)
     return {
       ok: false,
       status: 400,
-      message: `base and candidate are the same run (${base!.id}): pick two different runs`,
+      message: `base and candidate are the same run (${base!.run.id}): pick two different runs`,
     };
+  const [b, c] = [
+    compareSide(base!.store, base!.run),
+    compareSide(candidate!.store, candidate!.run),
+  ];
   return {
     ok: true,
-    base: base!,
-    candidate: candidate!,
-    comparison: (() => {
-      const [b, c] = [compareSide(store, base!), compareSide(store, candidate!)];
-      return compareRuns(b, c, comparedAudit(b, c), { rule: rule as Rule });
-    })(),
+    base: base!.run,
+    candidate: candidate!.run,
+    comparison: compareRuns(b, c, comparedAudit(b, c), { rule: rule as Rule }),
   };
 }

@@ -8,7 +8,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { type LeaderboardResult, leaderboardOf } from '../report/leaderboard-input.js';
-import { Store } from '../store/store.js';
+import type { RunRecord, Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import {
@@ -17,7 +17,6 @@ import {
   comparePage,
   parseFilters,
   progressKey,
-  RunCache,
   runPage,
   runRows,
   trialPage,
@@ -29,6 +28,7 @@ import { LeaderboardPage } from './pages/leaderboard.js';
 import { RunPageView } from './pages/run.js';
 import { RunsPage } from './pages/runs.js';
 import { TrialPageView } from './pages/trial.js';
+import { type ResolvedRun, ViewStores } from './stores.js';
 import { STYLE } from './style.js';
 
 export interface ViewAppOptions {
@@ -62,9 +62,14 @@ function clientScript(): string {
   return readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=.*$/, '\n');
 }
 
-export function viewApp(store: Store, opts: ViewAppOptions = {}) {
+/** A page's run under the id its URLs carry (NAME:RUNID outside the first database). */
+const asRef = (r: ResolvedRun): RunRecord => ({ ...r.run, id: r.ref });
+
+export function viewApp(stores: Store | ViewStores, opts: ViewAppOptions = {}) {
   const app = new Hono();
-  const cache = new RunCache(store, opts.cutoffs);
+  const dbs =
+    stores instanceof ViewStores ? stores : new ViewStores([{ store: stores }], opts.cutoffs);
+  const where = dbs.describe();
   const pollMs = opts.pollMs ?? 1000;
   const stopping = { value: false };
   let script: string | undefined;
@@ -104,32 +109,59 @@ export function viewApp(store: Store, opts: ViewAppOptions = {}) {
     return c.body(script);
   });
 
-  app.get('/', (c) => html(c, <RunsPage rows={runRows(store)} db={store.path} />));
+  app.get('/', (c) => {
+    // Newest first over every database; with several, each row names its database.
+    const rows = dbs.all
+      .flatMap((db) =>
+        runRows(db.store).map((r) => ({
+          ...r,
+          ref: dbs.refOf(db, r.run.id),
+          ...(dbs.many && { db: db.name }),
+        })),
+      )
+      // Stable: a database's own order (newest first) holds between runs of one second.
+      .sort((a, b) =>
+        a.run.created_at < b.run.created_at ? 1 : a.run.created_at > b.run.created_at ? -1 : 0,
+      );
+    return html(c, <RunsPage rows={rows} db={where} />);
+  });
 
   app.get('/leaderboard', (c) => {
     let r: LeaderboardResult;
     try {
-      r = leaderboardOf([{ db: store.path, store }], {
-        dataset: c.req.query('dataset') || undefined,
-        mode: c.req.query('mode') || undefined,
-      });
+      r = leaderboardOf(
+        dbs.all.map((db) => ({ db: db.name, store: db.store })),
+        {
+          dataset: c.req.query('dataset') || undefined,
+          mode: c.req.query('mode') || undefined,
+        },
+      );
     } catch (e) {
       if (!(e instanceof UserError)) throw e;
       return html(c, <ErrorPage status={400} message={e.message} />, 400);
     }
-    return html(c, <LeaderboardPage b={r.board} datasets={r.datasets} notes={r.notes} />);
+    const refOf = (db: string, runId: string) => {
+      const d = dbs.byName(db);
+      return d ? dbs.refOf(d, runId) : runId;
+    };
+    return html(
+      c,
+      <LeaderboardPage b={r.board} datasets={r.datasets} notes={r.notes} refOf={refOf} />,
+    );
   });
 
   app.get('/runs/:run', (c) => {
-    const p = runPage(store, cache, c.req.param('run'), parseFilters(c.req.query()));
-    return p
-      ? html(c, <RunPageView p={p} />)
-      : notFound(c, `No run "${c.req.param('run')}" in ${store.path}.`);
+    const r = dbs.resolve(c.req.param('run'));
+    const p = r && runPage(r.db.store, r.db.cache, r.run.id, parseFilters(c.req.query()));
+    return p && r
+      ? html(c, <RunPageView p={{ ...p, run: asRef(r) }} />)
+      : notFound(c, `No run "${c.req.param('run')}" in ${where}.`);
   });
 
   app.get('/runs/:run/events', (c) => {
-    const id = c.req.param('run');
-    if (!store.getRun(id)) return notFound(c, `No run "${id}" in ${store.path}.`);
+    const r = dbs.resolve(c.req.param('run'));
+    if (!r) return notFound(c, `No run "${c.req.param('run')}" in ${where}.`);
+    const [store, id] = [r.db.store, r.run.id];
     return streamSSE(c, async (stream) => {
       let aborted = false;
       stream.onAbort(() => {
@@ -153,24 +185,25 @@ export function viewApp(store: Store, opts: ViewAppOptions = {}) {
 
   app.get('/runs/:run/trials/:trial', (c) => {
     const { run, trial } = c.req.param();
-    const p = /^\d{1,15}$/.test(trial)
-      ? trialPage(store, cache, run, Number(trial), parseFilters(c.req.query()))
-      : null;
-    if (!p)
+    const r = dbs.resolve(run);
+    const p =
+      r && /^\d{1,15}$/.test(trial)
+        ? trialPage(r.db.store, r.db.cache, r.run.id, Number(trial), parseFilters(c.req.query()))
+        : null;
+    if (!p || !r)
       return notFound(
         c,
-        store.getRun(run)
-          ? `Run ${run} has no trial "${trial}".`
-          : `No run "${run}" in ${store.path}.`,
+        r ? `Run ${run} has no trial "${trial}".` : `No run "${run}" in ${where}.`,
       );
-    return html(c, <TrialPageView p={p} />);
+    return html(c, <TrialPageView p={{ ...p, run: asRef(r) }} />);
   });
 
   app.get('/runs/:run/trials/:trial/artifacts/:name', (c) => {
     const { run, trial, name } = c.req.param();
-    const t = /^\d{1,15}$/.test(trial) ? store.trial(run, Number(trial)) : undefined;
+    const r = dbs.resolve(run);
+    const t = r && /^\d{1,15}$/.test(trial) ? r.db.store.trial(r.run.id, Number(trial)) : undefined;
     // Only a name the directory lists: the request never builds a path.
-    const file = t ? artifactPath(artifactsDir(store, t), name) : undefined;
+    const file = r && t ? artifactPath(artifactsDir(r.db.store, t), name) : undefined;
     if (!file) return notFound(c, `No artifact "${name}" for trial ${trial} of run ${run}.`);
     const download = c.req.query('download') !== undefined;
     // Never rendered as a page of this origin: plain text, sandboxed.
@@ -181,14 +214,25 @@ export function viewApp(store: Store, opts: ViewAppOptions = {}) {
   });
 
   app.get('/compare', (c) => {
-    const r = comparePage(
-      store,
-      c.req.query('base') ?? '',
-      c.req.query('candidate') ?? '',
-      c.req.query('rule') ?? 'paired',
-    );
+    // base=DB:RUN and candidate=DB:RUN may name two databases (compare a.sqlite:latest b.sqlite:latest).
+    const found = new Map<string, ResolvedRun>();
+    const find = (ref: string) => {
+      const x = dbs.resolve(ref);
+      if (x) found.set(ref, x);
+      return x && { store: x.db.store, run: x.run };
+    };
+    const [baseRef, candRef] = [c.req.query('base') ?? '', c.req.query('candidate') ?? ''];
+    const r = comparePage(find, baseRef, candRef, c.req.query('rule') ?? 'paired');
     if (!r.ok) return html(c, <ErrorPage status={r.status} message={r.message} />, r.status);
-    return html(c, <ComparePageView base={r.base} candidate={r.candidate} c={r.comparison} />);
+    const [b, k] = [found.get(baseRef), found.get(candRef)];
+    return html(
+      c,
+      <ComparePageView
+        base={b ? asRef(b) : r.base}
+        candidate={k ? asRef(k) : r.candidate}
+        c={r.comparison}
+      />,
+    );
   });
 
   app.notFound((c) => notFound(c, `Nothing at ${c.req.path}.`));
@@ -213,7 +257,8 @@ export interface Viewer {
 }
 
 export interface StartOptions extends Omit<ViewAppOptions, 'allowedHosts'> {
-  db: string;
+  /** One database, or several (the first keeps plain run ids in URLs). */
+  db: string | string[];
   host: string;
   port: number;
   /** Listen on a non-loopback address (the viewer has no authentication). */
@@ -226,7 +271,7 @@ export async function startViewer(o: StartOptions): Promise<Viewer> {
       'REMOTE_BIND',
       `--host ${o.host} is not a loopback address: the viewer has no authentication, so anyone who reaches it reads every trial; pass --allow-remote to listen there anyway`,
     );
-  const store = Store.open(o.db, { readonly: true });
+  const store = ViewStores.open(Array.isArray(o.db) ? o.db : [o.db], o.cutoffs);
   const { app, stop } = viewApp(store, {
     ...o,
     allowedHosts: o.allowRemote ? undefined : LOOPBACK_NAMES,

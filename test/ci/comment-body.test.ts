@@ -64,6 +64,15 @@ describe('comment body', () => {
     expect(commentBody(pr, undefined, { viewUrl: 'https://x.example/nb' })).toMatch(
       /\[open the run in nanobench view\]\(https:\/\/x\.example\/nb\/runs\/pr\)\n/,
     );
+    // Two databases (view --db main.sqlite --db pr.sqlite): each run named DB:RUNID.
+    const two = commentBody(
+      { ...pr, viewRef: 'pr.sqlite:pr' },
+      { ...b, viewRef: 'main.sqlite:b' },
+      { viewUrl: 'http://ci-box:7357' },
+    );
+    expect(two).toContain(
+      '(http://ci-box:7357/runs/pr.sqlite%3Apr) · [the comparison](http://ci-box:7357/compare?base=main.sqlite%3Ab&candidate=pr.sqlite%3Apr)',
+    );
   });
 
   it('improvement, noise, and no baseline', () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScript } from '../../src/provider/script-schema.js';
 import { type ScriptedServer, startScriptedServer } from '../../src/provider/scripted-server.js';
 import type { Leaderboard } from '../../src/report/leaderboard.js';
+import type { UsageSummary } from '../../src/stats/usage.js';
 import { Store } from '../../src/store/store.js';
 import { nanobenchAwait, tempDir } from '../helpers/cli.js';
 
@@ -173,6 +174,55 @@ describe('one run over three providers', () => {
       12,
     );
     expect(gamma.usage.cost_per_trial_usd).toBeNull();
+  });
+
+  it('a matrix file runs its pairs; compare shows the token and cost deltas beside the score', async () => {
+    const matrix = join(dir, 'matrix.json');
+    writeFileSync(
+      matrix,
+      JSON.stringify({
+        models: [
+          { provider: 'alpha', model: 'solver' },
+          { provider: 'gamma', model: 'idler' },
+        ],
+        modes: ['hinted'],
+        runs: 1,
+      }),
+    );
+    const args = ['run', 'examples', '--task', 'textkit-001', '--agent', 'nanocoder'];
+    const r = await nanobenchAwait(
+      [...args, '--matrix', matrix, '--providers-config', providers, '--db', db, '--json'],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const second = JSON.parse(r.stdout).run_id as string;
+    const store = Store.open(db, { readonly: true });
+    const config = store.getRun(second)!.config;
+    store.close();
+    expect(config.models).toEqual([
+      { provider: 'alpha', model: 'solver' },
+      { provider: 'gamma', model: 'idler' },
+    ]);
+    expect(config).toMatchObject({ runs: 1, matrix: { file: matrix, runs: 1 } });
+    const json = await nanobenchAwait(['compare', runId, second, '--db', db, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const groups = JSON.parse(json.stdout).groups as {
+      provider: string;
+      usage: { base: UsageSummary; candidate: UsageSummary; delta: { tokens_per_trial: number } };
+    }[];
+    const alpha = groups.find((g) => g.provider === 'alpha')!;
+    // The same scripted steps on both sides: the same tokens per trial, a price from alpha's.
+    expect(alpha.usage.base.tokens_per_trial).toBeGreaterThan(0);
+    expect(alpha.usage.delta.tokens_per_trial).toBeCloseTo(0, 6);
+    expect(alpha.usage.candidate.cost_per_solved_usd).toBeGreaterThan(0);
+    expect(groups.find((g) => g.provider === 'gamma')!.usage.base.cost_per_trial_usd).toBeNull();
+    const md = await nanobenchAwait(['compare', runId, second, '--db', db]);
+    expect(md.stdout).toContain(
+      '| tokens / trial (Δ) | cost / trial (Δ) | cost / solved trial (Δ) |',
+    );
+    expect(md.stdout).toMatch(
+      /\| alpha\/solver \|.*\| \S+ → \S+ \(±0\) \| \$\S+ → \$\S+ \(±\$0\) \|/,
+    );
   });
 
   it('a pair its provider refuses stops the run at the preflight, naming it; nothing stored', async () => {

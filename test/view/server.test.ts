@@ -9,6 +9,7 @@ import { compareSide } from '../../src/report/compare-input.js';
 import { compareRuns } from '../../src/stats/compare.js';
 import { Store, type TrialRecord } from '../../src/store/store.js';
 import { viewApp } from '../../src/view/server.js';
+import { ViewStores } from '../../src/view/stores.js';
 import { EXAMPLES, tempDir } from '../helpers/cli.js';
 import { run, trial } from '../report/make-trials.js';
 
@@ -224,5 +225,68 @@ describe('the viewer server', () => {
     writer.setRunStatus('live', 'finished');
     expect(await read()).toMatch(/^event: end\ndata: \{"status":"finished","trials":1,/);
     expect((await reader_.read()).done).toBe(true);
+  });
+});
+
+describe('the viewer over two databases (view --db A --db B)', () => {
+  const otherDir = tempDir('nb-view-pr-');
+  const otherDb = join(otherDir, 'pr.sqlite');
+  let two: ReturnType<typeof viewApp>['app'];
+  let stores: ViewStores;
+  const get2 = async (path: string) => {
+    const res = await two.request(`http://localhost${path}`);
+    return { status: res.status, text: await res.text() };
+  };
+
+  beforeAll(() => {
+    const w = Store.open(otherDb);
+    w.createRun({ ...run({ runs: 5 }, 'pr'), created_at: '2026-01-02T00:00:00Z', plan_size: 5 });
+    add(w, 'pr', 5, { label: 'incorrect_fix', score: 0 });
+    w.close();
+    stores = ViewStores.open([db, otherDb]);
+    two = viewApp(stores, { allowedHosts: ['localhost'] }).app;
+  });
+  afterAll(() => stores?.close());
+
+  it('lists the runs of both, each with its database; the second one names its runs DB:RUNID', async () => {
+    const r = await get2('/');
+    const rows = [...r.text.matchAll(/<tr data-run="([^"]+)">.*?<code>([^<]+)<\/code>/g)].map(
+      (m) => [m[1], m[2]],
+    );
+    // pr is the newest (created a day later), so it comes first.
+    expect(rows[0]).toEqual(['pr.sqlite:pr', 'pr.sqlite']);
+    expect(rows.slice(1).map((x) => x[1])).toEqual([
+      'results.sqlite',
+      'results.sqlite',
+      'results.sqlite',
+      'results.sqlite',
+    ]);
+    expect(r.text).toContain('<th>database</th>');
+    expect(r.text).toContain(`${db}, ${otherDb}`);
+  });
+
+  it('serves a run of the second database, its links staying in it', async () => {
+    const r = await get2('/runs/pr.sqlite:pr');
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('/runs/pr.sqlite%3Apr/trials/');
+    const id = r.text.match(/\/runs\/pr\.sqlite%3Apr\/trials\/(\d+)/)![1];
+    expect((await get2(`/runs/pr.sqlite:pr/trials/${id}`)).status).toBe(200);
+    // A plain id is found in whichever database holds it; an unknown database is a 404.
+    expect((await get2('/runs/pr')).status).toBe(200);
+    expect((await get2('/runs/nope.sqlite:pr')).status).toBe(404);
+    expect((await get2('/runs/results.sqlite:pr')).status).toBe(404);
+  });
+
+  it('compares across the databases (base=DB:RUN), latest included', async () => {
+    const r = await get2('/compare?base=results.sqlite:base&candidate=pr.sqlite:latest');
+    expect(r.status).toBe(200);
+    const reference = compareRuns(
+      compareSide(reader, reader.getRun('base')!),
+      compareSide(stores.all[1].store, stores.all[1].store.getRun('pr')!),
+    );
+    const verdicts = [...r.text.matchAll(/<span class="verdict[^"]*">([^<]+)</g)].map((m) => m[1]);
+    expect(verdicts).toEqual(reference.groups.map((g) => g.verdict));
+    expect(verdicts).toEqual(['regression']);
+    expect(r.text).toContain('href="/runs/pr.sqlite%3Apr"');
   });
 });

@@ -21,7 +21,7 @@ import { STYLE } from '../style.js';
 import { Layout, page } from './layout.js';
 
 /** Where a row's run links point (the viewer), or no links (a standalone file). */
-type Linker = ((row: LeaderboardRow, runId: string) => string) | null;
+type Linker = ((row: LeaderboardRow, run: { db: string; run_id: string }) => string) | null;
 
 const NUMERIC = [
   'pass@1 [95% CI]',
@@ -57,7 +57,7 @@ const Row: FC<{ r: LeaderboardRow; link: Linker }> = ({ r, link }) => (
         link ? (
           <div>
             {/* the id's random suffix keeps the table on the screen; the full id is its title */}
-            <a href={link(r, x.run_id)} title={x.run_id}>
+            <a href={link(r, x)} title={x.run_id}>
               {x.run_id.split('-').pop()}
             </a>
           </div>
@@ -125,11 +125,13 @@ export const LeaderboardTable: FC<{ b: Leaderboard; link: Linker }> = ({ b, link
 );
 
 /** The viewer's page, with a picker for the dataset version and the mode. */
-export const LeaderboardPage: FC<{ b: Leaderboard; datasets: string[]; notes: string[] }> = ({
-  b,
-  datasets,
-  notes,
-}) => (
+export const LeaderboardPage: FC<{
+  b: Leaderboard;
+  datasets: string[];
+  notes: string[];
+  /** A run's id as the viewer's URLs carry it (DB:RUNID outside its first database). */
+  refOf?: (db: string, runId: string) => string;
+}> = ({ b, datasets, notes, refOf }) => (
   <Layout title="Leaderboard" crumbs={[{ href: '/', text: 'Runs' }, { text: 'Leaderboard' }]}>
     <h1>
       Leaderboard: {b.dataset}, {b.mode} mode
@@ -163,8 +165,8 @@ export const LeaderboardPage: FC<{ b: Leaderboard; datasets: string[]; notes: st
     <section>
       <LeaderboardTable
         b={b}
-        link={(r, runId) =>
-          `/runs/${encodeURIComponent(runId)}?${new URLSearchParams({ model: `${r.provider}/${r.model}`, mode: b.mode })}`
+        link={(r, x) =>
+          `/runs/${encodeURIComponent(refOf ? refOf(x.db, x.run_id) : x.run_id)}?${new URLSearchParams({ model: `${r.provider}/${r.model}`, mode: b.mode })}`
         }
       />
     </section>

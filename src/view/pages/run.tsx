@@ -6,7 +6,8 @@ import type { FC } from 'hono/jsx';
 import { sandboxWarning } from '../../integrity/report.js';
 import {
   ciText,
-  costText,
+  costPerSolvedText,
+  costPerTrialText,
   halfWidthText,
   modelName,
   NO_EVIDENCE_MARK,
@@ -21,7 +22,7 @@ import {
   tokensText,
   UNDERSAMPLED_MARK,
 } from '../../report/format.js';
-import { MODEL_HEADER, RATES_SENTENCE } from '../../report/markdown.js';
+import { MODEL_HEADER, RATES_SENTENCE, USAGE_HEADER } from '../../report/markdown.js';
 import type { MatrixCell } from '../../report/matrix.js';
 import type { TrialIndexRow } from '../../store/store.js';
 import {
@@ -203,8 +204,7 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
               {MODEL_HEADER.map((h, i) => (
                 <th class={i >= 2 ? 'num' : undefined}>{h}</th>
               ))}
-              {usage ? <th class="num">tokens in / out per trial</th> : ''}
-              {usage ? <th class="num">cost</th> : ''}
+              {usage ? USAGE_HEADER.map((h) => <th class="num">{h}</th>) : ''}
             </tr>
           </thead>
           <tbody>
@@ -224,7 +224,8 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
                 <td class="num">{score2(m.tasks.mean_score)}</td>
                 <td class="num">{m.rate.errors}</td>
                 {usage ? <td class="num">{tokensText(m.usage)}</td> : ''}
-                {usage ? <td class="num">{costText(m.usage)}</td> : ''}
+                {usage ? <td class="num">{costPerTrialText(m.usage)}</td> : ''}
+                {usage ? <td class="num">{costPerSolvedText(m.usage, m.rate.passed)}</td> : ''}
               </tr>
             ))}
           </tbody>

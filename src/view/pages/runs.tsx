@@ -7,24 +7,28 @@ import { Layout } from './layout.js';
 const RunLine: FC<{ r: RunRow }> = ({ r }) => {
   const t = r.tally;
   const running = r.run.status === 'running';
+  // The id as URLs carry it: NAME:RUNID for a run of another database than the first.
+  const ref = r.ref ?? r.run.id;
   return (
-    <tr data-run={r.run.id}>
+    <tr data-run={ref}>
       <td>
-        <input type="radio" name="base" value={r.run.id} aria-label={`base ${r.run.id}`} />
+        <input type="radio" name="base" value={ref} aria-label={`base ${ref}`} />
       </td>
       <td>
-        <input
-          type="radio"
-          name="candidate"
-          value={r.run.id}
-          aria-label={`candidate ${r.run.id}`}
-        />
+        <input type="radio" name="candidate" value={ref} aria-label={`candidate ${ref}`} />
       </td>
       <td class="nowrap">
-        <a href={`/runs/${encodeURIComponent(r.run.id)}`} data-nav-item>
+        <a href={`/runs/${encodeURIComponent(ref)}`} data-nav-item>
           {r.run.id}
         </a>
       </td>
+      {r.db !== undefined ? (
+        <td class="nowrap">
+          <code>{r.db}</code>
+        </td>
+      ) : (
+        ''
+      )}
       <td class="nowrap" title={r.run.created_at}>
         {r.run.created_at.slice(0, 16).replace('T', ' ')}
       </td>
@@ -77,6 +81,7 @@ export const RunsPage: FC<{ rows: RunRow[]; db: string }> = ({ rows, db }) => (
               <th title="the reference run">base</th>
               <th title="the run under test">candidate</th>
               <th>run</th>
+              {rows.some((r) => r.db !== undefined) ? <th>database</th> : ''}
               <th>created</th>
               <th>agent</th>
               <th>Nanocoder</th>
