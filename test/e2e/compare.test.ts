@@ -107,7 +107,7 @@ describe('nanobench compare', () => {
     const bad = nanobench(['compare', ids.oracle, ids.nop, '--db', db, '--fail-on-regression']);
     expect(bad.stdout).toContain('so the overlap rule decides the group: (oracle → nop) hinted');
     expect(bad.stdout).toMatch(
-      /\| \(oracle → nop\) \| hinted \| 1 \| 100% \[57–100%\] \| 0% \[0–43%\] \| −100 pp \[−100, \+100\] pp \| 1\.000 \(—\) \| cannot pair: overlap decides \| 5\/5 \(100%\) 57–100% → 0\/5 \(0%\) 0–43% \| \*\*regression\*\* \| — \(fewer than 6 tasks\) \| 1\.00 → 0\.00 \(-1\.00\) \| 0 \/ 0 \|/,
+      /\| \(oracle → nop\) \| hinted \| 1 \| 100% \[57–100%\] \| 0% \[0–43%\] \| −100 pp \[−100, \+100\] pp \| — \| — \| — \| 1\.000 \(—\) \| cannot pair: overlap decides \| 5\/5 \(100%\) 57–100% → 0\/5 \(0%\) 0–43% \| \*\*regression\*\* \| — \(fewer than 6 tasks\) \| 1\.00 → 0\.00 \(-1\.00\) \| 0 \/ 0 \|/,
     );
     expect(bad.stdout).toMatch(
       /\| pass \| 100% \(5\/5\) \| 0% \(0\/5\) \| \*\*distinguishable\*\* \|/,
