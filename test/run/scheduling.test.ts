@@ -2,7 +2,7 @@
 // services replaced by fakes (as in trial-lifecycle.test.ts): agents that wait on their model
 // overlap while suites take verify slots, and a plan of 10,000 trials starts at once without
 // preparing more workspaces than there are trials in flight.
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import type { ResolvedTask } from '../../src/task/patches.js';
 import { RunPaths } from '../../src/trial/paths.js';
 import type { TrialServices } from '../../src/trial/services.js';
 import type { Verification } from '../../src/verify/verifier.js';
+import { fakeWorkspaceServices } from '../helpers/fake-trial-services.js';
 
 const task = {
   task_id: 't1',
@@ -59,14 +60,6 @@ function counters() {
 }
 
 function services(c: ReturnType<typeof counters>, suiteMs: number): Partial<TrialServices> {
-  const report = {
-    kind: 'none' as const,
-    writesOutside: [],
-    containment: 'pid-namespace' as const,
-    endpointConnections: 0,
-    limits: [],
-    readOnly: [],
-  };
   const outcomes = new Map([['js::fixes it', { id: 'fixes it', outcome: 'passed' as const }]]);
   const verification: Verification = {
     suites: [
@@ -88,31 +81,14 @@ function services(c: ReturnType<typeof counters>, suiteMs: number): Partial<Tria
     outcomes,
     durationMs: 1,
   };
+  const fake = fakeWorkspaceServices();
   return {
-    provision: async (_c, _t, _s, ws) => {
+    ...fake,
+    provision: async (...args) => {
       c.prepared++;
       c.maxAlive = Math.max(c.maxAlive, ++c.alive);
-      mkdirSync(ws, { recursive: true });
-      return {
-        workspace: ws,
-        baselineTree: 't0',
-        envReused: true,
-        snapshotWs: ws,
-        sourceClone: ws,
-      };
+      return fake.provision(...args);
     },
-    withSession: async (_d, _o, fn) => ({
-      value: await fn({
-        kind: 'none',
-        tag: 'x',
-        wrap: (cmd, a) => ({ command: cmd, args: a }),
-        close: async () => report,
-      }),
-      report,
-    }),
-    guardWorkspace: () => ({ escapingSymlinks: [], specialFiles: [], git: [], nestedGit: [] }),
-    workspaceDiff: () => ({ tree: 't1', files: ['src/a.js'], patch: '+x\n' }),
-    restoreInfrastructure: () => ({ touchedTests: [], touchedInfra: [], resultFiles: [] }),
     verify: async () => {
       c.maxSuites = Math.max(c.maxSuites, ++c.suites);
       await sleep(suiteMs);

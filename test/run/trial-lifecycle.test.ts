@@ -1,7 +1,7 @@
 // Issue 12: the trial lifecycle as typed phases, tested without git, sandboxes or test runners:
 // the services each phase calls are replaced by fakes. Only a trial whose every harness phase
 // succeeded is scored; every failure is stored with a stage and a code.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import type { TrialServices } from '../../src/trial/services.js';
 import { InfraError } from '../../src/util/errors.js';
 import type { SuiteRun, Verification } from '../../src/verify/verifier.js';
 import type { SessionReport } from '../../src/workspace/sandbox/types.js';
+import { fakeWorkspaceServices } from '../helpers/fake-trial-services.js';
 
 const task = {
   task_id: 't1',
@@ -97,28 +98,7 @@ function verification(passed: Record<string, boolean>, over: Partial<SuiteRun> =
 /** Fakes for every service: a trial that provisions, changes src/a.js and passes everything. */
 function services(over: Partial<TrialServices> = {}): Partial<TrialServices> {
   return {
-    provision: async (_c, _t, _s, ws) => {
-      mkdirSync(ws, { recursive: true });
-      return {
-        workspace: ws,
-        baselineTree: 'tree0',
-        envReused: true,
-        snapshotWs: ws,
-        sourceClone: ws,
-      };
-    },
-    withSession: async (_d, _o, fn) => ({
-      value: await fn({
-        kind: 'none',
-        tag: 'x',
-        wrap: (c, a) => ({ command: c, args: a }),
-        close: async () => report,
-      }),
-      report,
-    }),
-    guardWorkspace: () => ({ escapingSymlinks: [], specialFiles: [], git: [], nestedGit: [] }),
-    workspaceDiff: () => ({ tree: 'tree1', files: ['src/a.js'], patch: '+x\n' }),
-    restoreInfrastructure: () => ({ touchedTests: [], touchedInfra: [], resultFiles: [] }),
+    ...fakeWorkspaceServices(report),
     verify: async () => verification({ 'fixes it': true, 'also fixed': true, 'still works': true }),
     auditTrial: () => ({ flags: [], evidence: {} }),
     symbolAtBase: () => () => false,
