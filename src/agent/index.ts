@@ -1,12 +1,11 @@
 // Agent factory: the name given to --agent becomes an Agent (the table: src/agent/agents.ts).
-import type { RunConfig } from '../run/config.js';
 import { UserError } from '../util/errors.js';
 import { agentEntry } from './agents.js';
 import { commandAgent } from './command.js';
 import { nopAgent, oracleAgent } from './controls.js';
-import type { Agent } from './types.js';
+import type { Agent, AgentConfig } from './types.js';
 
-export async function createAgent(config: RunConfig): Promise<Agent> {
+export async function createAgent(config: AgentConfig): Promise<Agent> {
   switch (agentEntry(config.agent)?.name) {
     case 'oracle':
       return oracleAgent;
