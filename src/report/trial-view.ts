@@ -6,6 +6,7 @@
 
 import type { z } from 'zod';
 import type { ProviderKind } from '../provider/kinds.js';
+import { readRunConfig } from '../run/stored-config.js';
 import type { RunRecord, TrialRecord } from '../store/store.js';
 import type { ResultsSchema, TrialView } from './results-schema.js';
 
@@ -65,7 +66,7 @@ type Results = z.infer<typeof ResultsSchema>;
 
 export function runView(run: RunRecord, trials: TrialRecord[]): Results {
   const scored = trials.filter((t) => t.status === 'scored');
-  const cfg = run.config as { nanobench_version?: string; scoring_rules_version?: number };
+  const cfg = readRunConfig(run);
   return {
     run_id: run.id,
     status: run.status,

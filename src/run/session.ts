@@ -42,6 +42,7 @@ import {
   RUN_CONFIG_VERSION,
   readRunConfig,
   type StoredRunConfig,
+  storedRunConfig,
 } from './stored-config.js';
 import { taskMetaSnapshot } from './task-meta.js';
 import { type RunWiring, wireRun } from './wiring.js';
@@ -380,7 +381,7 @@ function newRun(stored: StoredRunConfig, planSize: number): RunRecord {
     created_at: new Date().toISOString(),
     finished_at: null,
     status: 'running',
-    config: stored as unknown as Record<string, unknown>,
+    config: storedRunConfig(stored),
     plan_size: planSize,
   };
 }
