@@ -3,7 +3,7 @@
 
 export interface AgentEntry {
   /** What --agent takes; `command:` is followed by the shell command. */
-  name: 'nanocoder' | 'oracle' | 'nop' | 'command:';
+  name: 'nanocoder' | 'bare' | 'oracle' | 'nop' | 'command:';
   /** `llm`: talks to a model through the provider proxy (needs --model, never runs unsandboxed
    * under --sandbox auto); `control`: a fixed answer; `command`: whatever the shell runs. */
   kind: 'llm' | 'control' | 'command';
@@ -24,6 +24,14 @@ export const AGENTS: readonly AgentEntry[] = [
     usage: 'nanocoder',
     needs: '--model NAME (one or more) and a provider',
     help: 'the Nanocoder CLI, its model reached only through the provider proxy',
+  },
+  {
+    name: 'bare',
+    kind: 'llm',
+    waitsOn: 'model',
+    usage: 'bare',
+    needs: '--model NAME (one or more) and an OpenAI-compatible provider',
+    help: 'the model alone, no harness: the task in one request (hinted) or a file list and up to 8 files it asks for (navigation), its answer applied as whole-file replacements (src/agent/bare-format.ts)',
   },
   {
     name: 'oracle',

@@ -14,6 +14,10 @@ export async function createAgent(config: RunConfig): Promise<Agent> {
       return nopAgent;
     case 'command:':
       return commandAgent(config.agent.slice('command:'.length), config.cwd);
+    case 'bare': {
+      const { BareAgent } = await import('./bare.js');
+      return new BareAgent();
+    }
     case 'nanocoder': {
       const { createNanocoderAgent } = await import('./nanocoder-factory.js');
       return createNanocoderAgent(config);

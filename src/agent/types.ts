@@ -27,7 +27,9 @@ export type ExitKind =
   | 'timeout' // NanoBench's wall-clock limit killed it
   | 'signal'
   | 'tool_approval_required'
-  | 'invalid_report';
+  | 'invalid_report'
+  /** The bare agent: the model's answer could not be parsed or applied (its reason in details). */
+  | 'unusable_edit';
 
 /**
  * The exits that stop the agent for want of room (its context filled up): the model's doing,
