@@ -59,6 +59,27 @@ export const AGENTS: readonly AgentEntry[] = [
   },
 ];
 
+/**
+ * The agents of an --agent value: "nanocoder,bare" names two, run on the same plan (paired). A
+ * `command:` takes the rest of the value, commas and all ("bare,command:./a.sh x,y" is two).
+ */
+export function agentNames(value: string): string[] {
+  const out: string[] = [];
+  const parts = value.split(',');
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i].startsWith('command:')) {
+      out.push(parts.slice(i).join(','));
+      break;
+    }
+    out.push(parts[i]);
+  }
+  return out;
+}
+
+/** What the run's agents mostly wait on: the model when any of them does. */
+export const agentsWaitOn = (value: string): AgentEntry['waitsOn'] =>
+  agentNames(value).some((a) => agentEntry(a)?.waitsOn === 'model') ? 'model' : 'cpu';
+
 /** The entry an --agent value names, if any. */
 export const agentEntry = (agent: string): AgentEntry | undefined =>
   AGENTS.find((a) => (a.name.endsWith(':') ? agent.startsWith(a.name) : agent === a.name));

@@ -116,7 +116,7 @@ export class BareAgent implements Agent {
     return {
       bare_prompt_version: BARE_PROMPT_VERSION,
       bare_max_reads: this.maxReads,
-      node_version: process.versions.node,
+      bare_node_version: process.versions.node,
     };
   }
 

@@ -50,6 +50,8 @@ export interface AgentContext {
   timeoutSec: number;
   provider: string;
   model: string;
+  /** The agent the trial plans (its TrialSpec's): which one runs when a run has several. */
+  agent?: string;
   /** 1-based attempt number of this (task, model, mode) cell. */
   attempt: number;
   /**

@@ -37,7 +37,11 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .command('run')
     .description('run an agent on a dataset and store every trial')
     .argument('[dataset...]', 'dataset directories (with tasks/*.json) or task files')
-    .option('--agent <agent>', agentUsage(), RUN_DEFAULTS.agent)
+    .option(
+      '--agent <agent>',
+      `${agentUsage()}; several LLM agents comma-separated (nanocoder,bare) run paired on the same plan`,
+      RUN_DEFAULTS.agent,
+    )
     .option(
       '--provider <name>',
       'provider for LLM agents ("scripted" = the offline scripted model server)',

@@ -3,7 +3,7 @@
 
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { agentEntry } from '../agent/agents.js';
+import { agentNames, agentsWaitOn } from '../agent/agents.js';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { providerConcurrency } from '../provider/providers-config.js';
@@ -203,7 +203,7 @@ const count = (n: number, what: string) =>
 export function checkPlanSize(loaded: AnyLoadedTask[], config: RunConfig): void {
   const states = runnableStates(config.calibrating);
   const active = loaded.filter((t) => states.includes(t.task.status.state));
-  const cells = config.models.length * config.modes.length;
+  const cells = config.models.length * config.modes.length * agentNames(config.agent).length;
   const runs = active.reduce((n, t) => n + (config.runs ?? runsForTask(t.task)), 0);
   const trials = runs * cells;
   if (trials <= MAX_PLAN_TRIALS) return;
@@ -219,7 +219,7 @@ function sessionSlots(config: RunConfig, hooks: SessionHooks): Slots | undefined
   if (config.queue) return undefined;
   const o = {
     concurrency: config.concurrency,
-    agentWaitsOn: agentEntry(config.agent)?.waitsOn ?? 'cpu',
+    agentWaitsOn: agentsWaitOn(config.agent),
     providerLimits: providerConcurrency(config.providersConfig),
   };
   return runSlots(o, hooks.onSlots);
@@ -258,7 +258,14 @@ export async function runSession(
     isHarborLoaded(t) ? t : resolved.find((r) => r.task.task_id === t.task.task_id)!,
   );
   const agentInfo = (await agent.describe?.()) ?? {};
-  const planned = planTrials(tasks, agent.name, config.models, config.modes, config.runs, states);
+  const planned = planTrials(
+    tasks,
+    agentNames(agent.name),
+    config.models,
+    config.modes,
+    config.runs,
+    states,
+  );
   const fullPlan = hooks.keepTrial ? planned.filter(hooks.keepTrial) : planned;
   if (fullPlan.length === 0)
     throw new UserError(
