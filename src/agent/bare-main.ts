@@ -158,9 +158,10 @@ export function httpChat(job: BareJob): Chat {
       return { ok: false, status: res.status, message };
     }
     const choice = (body?.choices as { message?: { content?: unknown } }[] | undefined)?.[0];
-    const content = choice?.message?.content;
-    if (typeof content !== 'string')
-      return { ok: false, status: res.status, message: 'the reply holds no message content' };
+    if (!choice?.message)
+      return { ok: false, status: res.status, message: 'the reply holds no choices[0].message' };
+    // No text (a null content, tool calls bare never offered): the model's answer, unusable.
+    const content = typeof choice.message.content === 'string' ? choice.message.content : '';
     const u = body?.usage as { prompt_tokens?: number; completion_tokens?: number } | undefined;
     return {
       ok: true,
