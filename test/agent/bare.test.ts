@@ -19,6 +19,8 @@ import {
   type Message,
   runBare,
 } from '../../src/agent/bare-main.js';
+import { parseScript } from '../../src/provider/script-schema.js';
+import { pickStep } from '../../src/provider/scripted-server.js';
 
 function workspace(): string {
   const ws = mkdtempSync(join(tmpdir(), 'bare-ws-'));
@@ -268,5 +270,23 @@ describe('bare results', () => {
       'context_exceeded',
     );
     expect(providerExit(0, 'TypeError: ECONNREFUSED')).toBe('unreachable');
+  });
+});
+
+describe('scripted replies for bare', () => {
+  it("a request without tools gets the script's bare section, else its tasks", () => {
+    const withBare = parseScript(
+      {
+        model: 'm',
+        tasks: { '*': { steps: [{ tool: 'read_file', args: { path: 'a' } }] } },
+        bare: { t1: { steps: [{ final: 'blocks' }] }, '*': { steps: [{ final: 'other' }] } },
+      },
+      'm',
+    );
+    expect(pickStep(withBare, 't1', 1, 0, true)).toEqual({ final: 'blocks' });
+    expect(pickStep(withBare, 't2', 1, 0, true)).toEqual({ final: 'other' });
+    expect(pickStep(withBare, 't1', 1, 0, false)).toMatchObject({ tool: 'read_file' });
+    const without = parseScript({ model: 'n', tasks: { '*': { steps: [{ final: 'x' }] } } }, 'n');
+    expect(pickStep(without, 't1', 1, 0, true)).toEqual({ final: 'x' });
   });
 });
