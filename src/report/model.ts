@@ -20,6 +20,7 @@ import { type UsageTotals, usageTotals } from '../stats/usage.js';
 import type { RunRecord } from '../store/store.js';
 import type { EvidenceStatus } from '../task/evidence.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
+import { type HarnessDelta, harnessDeltas } from './harness.js';
 import { type MatrixCell, naturalCompare, providerMatrix } from './matrix.js';
 import { type NavigationDelta, navigationDeltas } from './navigation.js';
 import { type PhaseSummary, phaseSummary } from './phases.js';
@@ -47,6 +48,8 @@ export interface ReportTrial extends TrialOutcome, TrialReading {
 export { type UsageTotals, usageTotals } from '../stats/usage.js';
 
 export interface ModelRow {
+  /** The agent, when the trials name it (a run of several agents has a row per agent). */
+  agent?: string;
   provider: string;
   model: string;
   mode: string;
@@ -84,6 +87,8 @@ export interface Report {
   overall: Rate;
   models: ModelRow[];
   navigation_delta: NavigationDelta[];
+  /** What the harness adds to each model over the bare agent; empty unless both ran (src/report/harness.ts). */
+  harness_delta: HarnessDelta[];
   taxonomy: Taxonomy;
   /** Files read per model, and what the insufficient_context_read trials read. */
   reading: Reading;
@@ -189,12 +194,13 @@ export function buildReport(run: RunRecord, given: ReportTrial[], inputs: Report
   const tasks = inputs.tasks.source === 'unavailable' ? null : inputs.tasks.tasks;
   const matrix = providerMatrix(trials, { tasks: tasks ?? undefined, cutoffs: inputs.cutoffs });
   const byModel = new Map<string, ReportTrial[]>();
-  for (const t of trials)
-    getOrInit(byModel, joinKey(t.provider, t.model, t.mode), () => []).push(t);
-  const models = [...tallyBy(trials, (t) => joinKey(t.provider, t.model, t.mode))]
-    .map(([k, tally]) => {
-      const [provider, model, mode] = splitKey(k);
+  const rowKey = (t: ReportTrial) => joinKey(t.provider, t.model, t.mode, t.agent ?? '');
+  for (const t of trials) getOrInit(byModel, rowKey(t), () => []).push(t);
+  const models = [...tallyBy(trials, rowKey)]
+    .map(([k, tally]): ModelRow => {
+      const [provider, model, mode, agent] = splitKey(k);
       return {
+        ...(byModel.get(k)?.[0]?.agent !== undefined && { agent }),
         provider,
         model,
         mode,
@@ -204,7 +210,10 @@ export function buildReport(run: RunRecord, given: ReportTrial[], inputs: Report
       };
     })
     .sort((a, b) =>
-      joinKey(a.provider, a.model, a.mode) < joinKey(b.provider, b.model, b.mode) ? -1 : 1,
+      joinKey(a.provider, a.model, a.mode, a.agent ?? '') <
+      joinKey(b.provider, b.model, b.mode, b.agent ?? '')
+        ? -1
+        : 1,
     );
   const ranTasks = new Set(trials.map((t) => t.task_id));
   const tiers = tasks
@@ -237,6 +246,7 @@ export function buildReport(run: RunRecord, given: ReportTrial[], inputs: Report
     overall: rateOf(trials),
     models,
     navigation_delta: navigationDeltas(trials),
+    harness_delta: harnessDeltas(trials),
     taxonomy: withHarbor(taxonomy(trials), trials, tasks),
     reading: readingSummary(trials),
     breakdowns: breakdowns(trials, tasks),
