@@ -18,6 +18,7 @@ import { type SamplingPolicy, samplingPolicy } from '../stats/sampling.js';
 import { type TaskWeightedRate, taskResults, taskWeightedRate } from '../stats/tasks.js';
 import type { RunRecord } from '../store/store.js';
 import type { EvidenceStatus } from '../task/evidence.js';
+import { readDetails } from '../trial/details.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
 import { type MatrixCell, naturalCompare, providerMatrix } from './matrix.js';
 import { type NavigationDelta, navigationDeltas } from './navigation.js';
@@ -57,9 +58,7 @@ function usageOf(t: ReportTrial): { input: number; output: number; cost: number 
     return t.tokens_in === null
       ? null
       : { input: t.tokens_in, output: t.tokens_out ?? 0, cost: t.cost_usd ?? null };
-  const proxy = t.details?.proxy as
-    | { tokens?: { input: number; output: number }; cost_usd?: number | null }
-    | undefined;
+  const proxy = readDetails(t.details).proxy;
   return proxy?.tokens
     ? { input: proxy.tokens.input, output: proxy.tokens.output, cost: proxy.cost_usd ?? null }
     : null;

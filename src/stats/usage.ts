@@ -5,6 +5,7 @@
 // (control agents, runs before telemetry) is not in the figures. Per solved: all counted usage,
 // infra errors included (they were paid), over the trials that passed: a cheap model that solves
 // nothing has no cost per solve.
+import type { TrialDetails } from '../trial/details.js';
 import { isPass, type TrialOutcome } from './aggregate.js';
 
 /** A stored trial with the proxy's counts; undefined or null: not counted. */
@@ -13,7 +14,7 @@ export interface UsageTrial extends Pick<TrialOutcome, 'status' | 'label'> {
   tokens_out?: number | null;
   cost_usd?: number | null;
   /** Full records (Store.trials) keep the counts here, as the proxy wrote them. */
-  details?: unknown;
+  details?: TrialDetails;
 }
 
 interface Counts {
@@ -26,11 +27,7 @@ function countsOf(t: UsageTrial): Counts | null {
     return t.tokens_in === null
       ? null
       : { tokens: t.tokens_in + (t.tokens_out ?? 0), cost: t.cost_usd ?? null };
-  const proxy = (
-    t.details as
-      | { proxy?: { tokens?: { input: number; output: number }; cost_usd?: number | null } }
-      | undefined
-  )?.proxy;
+  const proxy = t.details?.proxy;
   return proxy?.tokens
     ? { tokens: proxy.tokens.input + proxy.tokens.output, cost: proxy.cost_usd ?? null }
     : null;
