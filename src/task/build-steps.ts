@@ -67,7 +67,8 @@ const buildCommand = (words: string[]) =>
 interface Ctx {
   scripts: Record<string, string>;
   pm: PackageManager;
-  commands: string[];
+  /** The commands to run, each with the script text it runs (to see what it writes). */
+  commands: { command: string; text: string }[];
   skipped: string[];
   seen: Set<string>;
   /** Does the package manager run `pre<name>` hooks (npm, Yarn 1)? */
@@ -103,7 +104,7 @@ function addBuild(ctx: Ctx, name: string): void {
     return i >= 0 ? calledScript(p, i, ctx.scripts) : undefined;
   };
   if (parts.every((p) => callOf(p) === undefined && !lintCommand(p))) {
-    ctx.commands.push(runScript(ctx.pm, name));
+    ctx.commands.push({ command: runScript(ctx.pm, name), text: ctx.scripts[name] ?? '' });
     return;
   }
   // Run part by part, the script's own hook is ours to run.
@@ -114,7 +115,7 @@ function addBuild(ctx: Ctx, name: string): void {
       if (classify(ctx, sub) === 'lint') ctx.skipped.push(sub);
       else addBuild(ctx, sub);
     } else if (lintCommand(p)) ctx.skipped.push(p.join(' '));
-    else ctx.commands.push(execCommand(ctx.pm, p));
+    else ctx.commands.push({ command: execCommand(ctx.pm, p), text: p.join(' ') });
   }
 }
 
@@ -123,23 +124,32 @@ export interface BuildPlan {
   commands: string[];
   /** Lint and check steps of the chain that were left out. */
   skipped: string[];
+  /** Build commands left out: they write none of the directories the tests import. */
+  unneeded: string[];
 }
+
+/** Does a command's script text name the directory (`--outDir libesm`, `-d lib/`)? */
+const names = (text: string, dir: string) =>
+  new RegExp(`(^|[\\s'"=/])${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/|[\\s'"]|$)`).test(text);
 
 /**
  * The commands among `before` (an invocation's chain, script-runners.ts) that build: scripts
  * named like a build or running a build tool, plain build-tool commands, and the `pre<name>`
- * hooks when the package manager runs them (npm, Yarn 1).
+ * hooks when the package manager runs them (npm, Yarn 1). When some of them name a directory in
+ * `imported` (what the PR's tests import that git does not hold), only those.
  */
 export function buildPlan(
   scripts: Record<string, string>,
   before: Step[],
   pm: PackageManager,
+  imported: string[] = [],
 ): BuildPlan {
   const hooks = pm.kind === 'npm' || (pm.kind === 'yarn' && major(pm.version) < 2);
   const ctx: Ctx = { scripts, pm, commands: [], skipped: [], seen: new Set(), hooks };
   for (const step of before) {
     if (step.kind === 'command') {
-      if (buildCommand(step.words)) ctx.commands.push(execCommand(pm, step.words));
+      if (buildCommand(step.words))
+        ctx.commands.push({ command: execCommand(pm, step.words), text: step.words.join(' ') });
       else if (lintCommand(step.words)) ctx.skipped.push(step.words.join(' '));
       continue;
     }
@@ -149,5 +159,13 @@ export function buildPlan(
     if (kind === 'build' || (step.hook && kind === 'other')) addBuild(ctx, step.name);
     else if (kind === 'lint') ctx.skipped.push(step.name);
   }
-  return { commands: ctx.commands, skipped: ctx.skipped };
+  // Tests that import a directory only one of the steps writes need that step alone (a bundle,
+  // a minified copy and a CommonJS twin are minutes of work the tests never read).
+  const writes = ctx.commands.filter((c) => imported.some((d) => names(c.text, d)));
+  const keep = writes.length ? writes : ctx.commands;
+  return {
+    commands: keep.map((c) => c.command),
+    skipped: ctx.skipped,
+    unneeded: ctx.commands.filter((c) => !keep.includes(c)).map((c) => c.command),
+  };
 }

@@ -219,7 +219,12 @@ function jsSuite(
     );
   const where = `${rel(dir, 'package.json')}${script ? ` (test script "${script}")` : ''}`;
   const root = installRoot(repo, dir, pkg);
-  const build = buildFirst(scripts, found?.before ?? [], packageManager(repo, root.dir, root.pkg));
+  const build = buildFirst(
+    scripts,
+    found?.before ?? [],
+    packageManager(repo, root.dir, root.pkg),
+    builtImports(repo, dir, testFiles),
+  );
   if (build.note) notes.push(build.note);
   const run = (cmd: string) => inDir(dir, build.prefix + cmd);
   let suite: Omit<GuessedSuite, 'name'>;
@@ -288,6 +293,26 @@ function jsSuite(
 }
 
 /**
+ * The directories of the package that the PR's test files import by a relative path but git does
+ * not hold: build output (`../../libesm/diff/word.js` -> "libesm").
+ */
+function builtImports(repo: RepoView, dir: string, testFiles: string[]): string[] {
+  const out = new Set<string>();
+  const spec = /(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+  for (const f of testFiles) {
+    for (const m of (repo.read(f) ?? '').matchAll(spec)) {
+      const target = posix.normalize(posix.join(posix.dirname(f), m[1]));
+      const local = dir ? posix.relative(dir, target) : target;
+      const top = local.split('/')[0];
+      if (!local.includes('/') || top === '..' || top === '') continue;
+      const held = [...repo.files].some((p) => p.startsWith(`${rel(dir, top)}/`));
+      if (!held) out.add(top);
+    }
+  }
+  return [...out].sort();
+}
+
+/**
  * The build steps that precede the chosen runner in its script chain, as a prefix of the suite's
  * command: their output goes to stderr (the runner's report stays alone on stdout), and `;`, not
  * `&&`, so a failed build still leaves the runner to report the tests it breaks.
@@ -296,11 +321,15 @@ function buildFirst(
   scripts: Record<string, string>,
   before: Parameters<typeof buildPlan>[1],
   pm: PackageManager,
+  imported: string[],
 ): { prefix: string; note?: string } {
-  const plan = buildPlan(scripts, before, pm);
-  const left = plan.skipped.length
-    ? `; left out as lint, check or test steps: ${plan.skipped.map((x) => `"${x}"`).join(', ')}`
-    : '';
+  const plan = buildPlan(scripts, before, pm, imported);
+  const list = (xs: string[]) => xs.map((x) => `"${x}"`).join(', ');
+  const left =
+    (plan.skipped.length ? `; left out as lint, check or test steps: ${list(plan.skipped)}` : '') +
+    (plan.unneeded.length
+      ? `; left out as writing nothing the tests import (${imported.map((d) => `${d}/`).join(', ')}): ${list(plan.unneeded)}`
+      : '');
   if (plan.commands.length === 0)
     return { prefix: '', note: left ? `nothing to build before the runner${left}` : undefined };
   return {

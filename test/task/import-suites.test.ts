@@ -402,6 +402,38 @@ describe('guessSuites: build steps before the runner (issue 24)', () => {
     );
   });
 
+  it('only the steps that write a directory the tests import, when some of them name it', () => {
+    const scripts = {
+      test: 'npm run build && mocha',
+      build: 'npm run build:esm && npm run build:cjs && rollup -c',
+      'build:esm': 'tsc --outDir libesm && node write-pkg.js libesm',
+      'build:cjs': 'tsc --module commonjs --outDir libcjs',
+    };
+    const files = (test: string) =>
+      repo({
+        'package.json': pkg('', { mocha: '^10' }, { scripts }),
+        'package-lock.json': '{}',
+        'src/a.ts': '',
+        'test/a.js': test,
+      });
+    const g = guessSuites(
+      files("import { a } from '../libesm/a.js';\nimport { b } from '../src/b.js';\n"),
+      ['test/a.js'],
+      { narrow: true },
+    );
+    expect(g.suites[0].command).toBe(`{ npm run build:esm; } >&2; ${TAP}`);
+    expect(g.notes.join('\n')).toMatch(
+      /left out as writing nothing the tests import \(libesm\/\): "npm run build:cjs", "npm exec -c 'rollup -c'"/,
+    );
+    // Tests that import no build output by path get every build step.
+    const all = guessSuites(files("const { a } = require('my-pkg');\n"), ['test/a.js'], {
+      narrow: true,
+    });
+    expect(all.suites[0].command).toBe(
+      `{ npm run build:esm; npm run build:cjs; npm exec -c 'rollup -c'; } >&2; ${TAP}`,
+    );
+  });
+
   it('npm: the pretest hook and a plain build command before the runner; a lint pretest is not', () => {
     const files = (scripts: Record<string, string>) =>
       repo({
