@@ -158,7 +158,7 @@ export function scoreChart(models: ModelRow[], agent: string): string {
 
 /** Share of each failure label among scored trials, one stacked bar per model and mode. */
 export function taxonomyChart(t: Taxonomy, agent: string): string {
-  const cats = t.groups.map((g) => `${modelName(g.provider, g.model, agent)} · ${g.mode}`);
+  const cats = t.groups.map((g) => `${rowName(g, agent)} · ${g.mode}`);
   const series = t.labels.map((l, i) => ({
     type: 'bar',
     name: l.label,
