@@ -1,12 +1,11 @@
 // Agent factory: the name given to --agent becomes an Agent (the table: src/agent/agents.ts).
-import type { RunConfig } from '../run/config.js';
 import { UserError } from '../util/errors.js';
 import { agentEntry, agentNames } from './agents.js';
 import { commandAgent } from './command.js';
 import { nopAgent, oracleAgent } from './controls.js';
-import type { Agent } from './types.js';
+import type { Agent, AgentConfig } from './types.js';
 
-export async function createAgent(config: RunConfig): Promise<Agent> {
+export async function createAgent(config: AgentConfig): Promise<Agent> {
   const names = agentNames(config.agent);
   if (names.length > 1)
     return severalAgents(
@@ -35,7 +34,7 @@ export function severalAgents(agents: Agent[], name: string): Agent {
   };
 }
 
-async function createOne(config: RunConfig): Promise<Agent> {
+async function createOne(config: AgentConfig): Promise<Agent> {
   switch (agentEntry(config.agent)?.name) {
     case 'oracle':
       return oracleAgent;

@@ -9,6 +9,21 @@ import type { ToolUse } from './tool-use.js';
 
 export type Mode = 'hinted' | 'navigation';
 
+/**
+ * What building an agent reads of a run's configuration: the run's `RunConfig`
+ * (src/run/config.ts) satisfies it. Declared here, so the agents do not import the run.
+ */
+export interface AgentConfig {
+  /** What --agent names (src/agent/agents.ts), e.g. "nanocoder" or "command:./fix.sh". */
+  agent: string;
+  /** Directory relative command agents are resolved against. */
+  cwd: string;
+  /** Nanocoder build (checkout dir or cli.js) when not the pinned dependency. */
+  nanocoder?: string;
+  /** Node binary for Nanocoder. */
+  node?: string;
+}
+
 /** Why the agent process ended, from its exit code and output. */
 export type ExitKind =
   | 'success'

@@ -5,14 +5,18 @@ import { agentUsage } from '../agent/agents.js';
 import { applyAudit } from '../audit/policy.js';
 import { markdownSummary } from '../report/markdown.js';
 import { runView } from '../report/trial-view.js';
-import { parseProvision, parseQueueUrl, RUN_DEFAULTS, type RunConfig } from '../run/config.js';
+import { RUN_DEFAULTS, type RunConfig, type RunOptionsInput } from '../run/config.js';
 import { resolveWithMatrix } from '../run/matrix.js';
-import { parseErrorCauses, runSession, type SessionHooks } from '../run/session.js';
-import { readRunConfig } from '../run/stored-config.js';
-import { type RunRecord, Store, type TrialRecord } from '../store/store.js';
+import {
+  checkResumeOptions,
+  findRunToResume,
+  parseErrorCauses,
+  type ResumeOptions,
+  resumeConfig,
+} from '../run/resume.js';
+import { runSession, type SessionHooks, type SessionResult } from '../run/session.js';
+import { Store, type TrialRecord } from '../store/store.js';
 import { RunPaths } from '../trial/paths.js';
-import { UserError } from '../util/errors.js';
-import { isRedacted } from '../util/redact-url.js';
 import { reportStillRunning, stillEveryMs } from '../util/still-running.js';
 import { type Io, progressPrinter } from './progress.js';
 
@@ -33,10 +37,30 @@ export const DB_FOR_CACHE: [string, string] = [
 ];
 
 export function registerRun(program: Command, io: Io, setExit: (code: number) => void): void {
-  program
+  const run = program
     .command('run')
     .description('run an agent on a dataset and store every trial')
-    .argument('[dataset...]', 'dataset directories (with tasks/*.json) or task files')
+    .argument('[dataset...]', 'dataset directories (with tasks/*.json) or task files');
+  addRunOptions(run).action((datasets: string[], o: RunFlags, cmd: Command) =>
+    runCommand(datasets, o, cmd, io, setExit),
+  );
+}
+
+/** What the action reads of the options (commander fills them from addRunOptions). */
+interface RunFlags extends RunOptionsInput {
+  matrix?: string;
+  db: string;
+  cacheDir?: string;
+  json?: boolean;
+  resume?: string | true;
+  takeOver?: boolean;
+  allowChangedTasks?: boolean;
+  retryErrors?: string | true;
+}
+
+/** The options of `run`: what a run measures, where it runs, how it resumes, what it prints. */
+function addRunOptions(cmd: Command): Command {
+  return cmd
     .option(
       '--agent <agent>',
       `${agentUsage()}; several LLM agents comma-separated (nanocoder,bare) run paired on the same plan`,
@@ -117,106 +141,131 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
       '--calibrating',
       'also run tasks still calibrating; their trials are the observations "nanobench calibration" reads',
     )
-    .option('--json', 'print one JSON document with every trial on stdout')
-    .action(async (datasets: string[], o, cmd: Command) => {
-      if (o.resume !== undefined) refuseWithResume(datasets, cmd);
-      else
-        for (const flag of ['takeOver', 'allowChangedTasks', 'retryErrors'])
-          if (o[flag])
-            throw new UserError(
-              'BAD_OPTION',
-              `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --resume`,
-            );
-      // Bad options are refused before the database is created; a resume needs the database.
-      // With --matrix, --mode counts only when typed (its default would clash with the file's).
-      const mode = o.matrix && cmd.getOptionValueSource('mode') !== 'cli' ? undefined : o.mode;
-      const fresh =
-        o.resume === undefined ? resolveWithMatrix(datasets, { ...o, mode }) : undefined;
-      const retryErrors =
-        o.retryErrors === undefined
-          ? undefined
-          : parseErrorCauses(o.retryErrors === true ? 'provider' : o.retryErrors);
-      const store = Store.open(o.db, { mustExist: o.resume !== undefined });
-      try {
-        let config: RunConfig;
-        let resumeRun: RunRecord | undefined;
-        if (fresh) config = fresh;
-        else {
-          resumeRun =
-            typeof o.resume === 'string'
-              ? store.getRun(o.resume)
-              : store
-                  .listRuns()
-                  .reverse()
-                  .find((r) => retryErrors !== undefined || r.status !== 'finished');
-          if (!resumeRun)
-            throw new UserError(
-              'NOTHING_TO_RESUME',
-              typeof o.resume === 'string'
-                ? `${o.db}: no run "${o.resume}"`
-                : `${o.db}: no unfinished run to resume`,
-            );
-          config = resumeConfig(resumeRun, o.queue);
-          // How workspaces are made is no part of what a run measures: a resume may change it.
-          if (cmd.getOptionValueSource('provision') === 'cli')
-            config = { ...config, provision: parseProvision(o.provision) };
-        }
-        // A wrong or silent queue is one line at once, before tasks are resolved (clones).
-        if (config.queue) await (await import('../queue/probe.js')).probeRedis(config.queue);
-        const progress = progressPrinter(io);
-        reportStillRunning((line) => io.stderr.write(`nanobench: ${line}\n`), stillEveryMs());
-        const result = await runSession(
-          config,
-          store,
-          new RunPaths(o.db, o.cacheDir),
-          {
-            onPlan: (run, pending) => progress.plan(pending, run.plan_size, run.id),
-            onStart: (s) => progress.start(s),
-            onProgress: (e) => progress.progress(e),
-            onSlots: (c) => progress.slots(c),
-            log: (line) => io.stderr.write(`nanobench: ${line}\n`),
-            executorFor: queueExecutor(config),
-          },
-          resumeRun && {
-            run: resumeRun,
-            takeOver: Boolean(o.takeOver),
-            allowChangedTasks: Boolean(o.allowChangedTasks),
-            ...(retryErrors && { retryErrors }),
-          },
-        );
-        progress.end();
-        reportStillRunning(undefined);
-        if (result.lostTo) {
-          io.stderr.write(
-            `nanobench: run ${result.run.id} was taken over by ${result.lostTo}; this process stopped\n`,
-          );
-          setExit(1);
-        }
-        // Labels as every report shows them: the database's latest Level-4 audit applies.
-        const audit = store.latestAudit();
-        const shown = applyAudit(result.trials, audit?.agreement);
-        if (o.json) io.stdout.write(`${JSON.stringify(runView(result.run, shown), null, 2)}\n`);
-        else io.stdout.write(markdownSummary(result.run, result.trials, audit));
-        const failed = infraOnly(result.trials);
-        if (failed) {
-          io.stderr.write(`nanobench: ${failed}\n`);
-          setExit(1);
-        }
-        const refused = result.trials.filter((t) => t.error_stage === 'provider').length;
-        if (refused && !result.interrupted)
-          io.stderr.write(
-            `nanobench: ${refused} trial(s) ended on the provider (stored as provider errors, not scored); once it serves again: nanobench run --resume ${result.run.id} --retry-errors --db ${o.db}\n`,
-          );
-        if (result.interrupted) {
-          io.stderr.write(
-            `nanobench: interrupted; finish with: nanobench run --resume ${result.run.id} --db ${o.db}\n`,
-          );
-          setExit(130);
-        }
-      } finally {
-        store.close();
-      }
-    });
+    .option('--json', 'print one JSON document with every trial on stdout');
+}
+
+/**
+ * Options checked, the run resolved (fresh, or the stored one a resume finishes), run with
+ * progress on stderr, and its results printed. Bad options are refused before the database is
+ * created; a resume needs the database.
+ */
+async function runCommand(
+  datasets: string[],
+  o: RunFlags,
+  cmd: Command,
+  io: Io,
+  setExit: (code: number) => void,
+): Promise<void> {
+  const typed = cmd.options
+    .map((opt) => opt.attributeName())
+    .filter((name) => cmd.getOptionValueSource(name) === 'cli');
+  checkResumeOptions(o.resume !== undefined, datasets, typed);
+  // With --matrix, --mode counts only when typed (its default would clash with the file's).
+  const mode = o.matrix && !typed.includes('mode') ? undefined : o.mode;
+  const fresh = o.resume === undefined ? resolveWithMatrix(datasets, { ...o, mode }) : undefined;
+  const retryErrors =
+    o.retryErrors === undefined
+      ? undefined
+      : parseErrorCauses(o.retryErrors === true ? 'provider' : o.retryErrors);
+  const store = Store.open(o.db, { mustExist: o.resume !== undefined });
+  try {
+    const resumeRun =
+      o.resume === undefined
+        ? undefined
+        : findRunToResume(store, o.resume, retryErrors !== undefined, o.db);
+    const config =
+      fresh ??
+      resumeConfig(resumeRun!, {
+        queue: o.queue,
+        provision: typed.includes('provision') ? o.provision : undefined,
+      });
+    // A wrong or silent queue is one line at once, before tasks are resolved (clones).
+    if (config.queue) await (await import('../queue/probe.js')).probeRedis(config.queue);
+    const result = await runWithProgress(
+      config,
+      store,
+      new RunPaths(o.db, o.cacheDir),
+      io,
+      resumeRun && {
+        run: resumeRun,
+        takeOver: Boolean(o.takeOver),
+        allowChangedTasks: Boolean(o.allowChangedTasks),
+        ...(retryErrors && { retryErrors }),
+      },
+    );
+    printResult(result, store, o, io, setExit);
+  } finally {
+    store.close();
+  }
+}
+
+/** The session, its progress on stderr (a line now and then while a long trial runs). */
+async function runWithProgress(
+  config: RunConfig,
+  store: Store,
+  paths: RunPaths,
+  io: Io,
+  resume: ResumeOptions | undefined,
+): Promise<SessionResult> {
+  const progress = progressPrinter(io);
+  reportStillRunning((line) => io.stderr.write(`nanobench: ${line}\n`), stillEveryMs());
+  const result = await runSession(
+    config,
+    store,
+    paths,
+    {
+      onPlan: (run, pending) => progress.plan(pending, run.plan_size, run.id),
+      onStart: (s) => progress.start(s),
+      onProgress: (e) => progress.progress(e),
+      onSlots: (c) => progress.slots(c),
+      log: (line) => io.stderr.write(`nanobench: ${line}\n`),
+      executorFor: queueExecutor(config),
+    },
+    resume,
+  );
+  progress.end();
+  reportStillRunning(undefined);
+  return result;
+}
+
+/**
+ * The results on stdout (JSON or the markdown summary), what went wrong on stderr, and the exit
+ * code: 1 when the run was taken over or nothing was scored, 130 when interrupted.
+ */
+function printResult(
+  result: SessionResult,
+  store: Store,
+  o: { json?: boolean; db: string },
+  io: Io,
+  setExit: (code: number) => void,
+): void {
+  if (result.lostTo) {
+    io.stderr.write(
+      `nanobench: run ${result.run.id} was taken over by ${result.lostTo}; this process stopped\n`,
+    );
+    setExit(1);
+  }
+  // Labels as every report shows them: the database's latest Level-4 audit applies.
+  const audit = store.latestAudit();
+  const shown = applyAudit(result.trials, audit?.agreement);
+  if (o.json) io.stdout.write(`${JSON.stringify(runView(result.run, shown), null, 2)}\n`);
+  else io.stdout.write(markdownSummary(result.run, result.trials, audit));
+  const failed = infraOnly(result.trials);
+  if (failed) {
+    io.stderr.write(`nanobench: ${failed}\n`);
+    setExit(1);
+  }
+  const refused = result.trials.filter((t) => t.error_stage === 'provider').length;
+  if (refused && !result.interrupted)
+    io.stderr.write(
+      `nanobench: ${refused} trial(s) ended on the provider (stored as provider errors, not scored); once it serves again: nanobench run --resume ${result.run.id} --retry-errors --db ${o.db}\n`,
+    );
+  if (result.interrupted) {
+    io.stderr.write(
+      `nanobench: interrupted; finish with: nanobench run --resume ${result.run.id} --db ${o.db}\n`,
+    );
+    setExit(130);
+  }
 }
 
 /**
@@ -246,52 +295,4 @@ function queueExecutor(config: RunConfig): SessionHooks['executorFor'] {
     const { createQueueExecutor } = await import('../queue/coordinator.js');
     return createQueueExecutor({ url, ...o });
   };
-}
-
-/** Options that only make sense with --resume or that say something about the run itself. */
-const RESUME_COMPATIBLE = new Set([
-  'resume',
-  'db',
-  'cacheDir',
-  'mirror',
-  'queue',
-  'concurrency',
-  'provision',
-  'json',
-  'keepWorkspaces',
-  'takeOver',
-  'allowChangedTasks',
-  'retryErrors',
-]);
-
-/**
- * A resumed run keeps its stored configuration; anything that would change what it measures is
- * an error rather than silently ignored.
- */
-function refuseWithResume(datasets: string[], cmd: Command): void {
-  if (datasets.length)
-    throw new UserError(
-      'BAD_OPTION',
-      `--resume continues a stored run with its own datasets; do not name datasets (${datasets.join(', ')})`,
-    );
-  const given = cmd.options
-    .map((opt) => opt.attributeName())
-    .filter((name) => cmd.getOptionValueSource(name) === 'cli' && !RESUME_COMPATIBLE.has(name));
-  if (given.length)
-    throw new UserError(
-      'BAD_OPTION',
-      `--resume keeps the run's stored configuration; ${given.map((n) => `--${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} cannot be combined with it (start a new run instead)`,
-    );
-}
-
-/** A resumed run keeps its stored configuration; --queue may name (or re-name) the queue. */
-function resumeConfig(run: RunRecord, queue: string | undefined): RunConfig {
-  const config: RunConfig = readRunConfig(run);
-  if (queue !== undefined) return { ...config, queue: parseQueueUrl(queue) };
-  if (config.queue && isRedacted(config.queue))
-    throw new UserError(
-      'QUEUE_PASSWORD',
-      `run ${run.id} used a queue with a password, which is not stored; pass --queue URL again`,
-    );
-  return config;
 }

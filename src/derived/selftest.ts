@@ -6,6 +6,7 @@
 import type { Mode } from '../agent/types.js';
 import { resolveRunConfig } from '../run/config.js';
 import { loadTasks, runSession, type SessionHooks } from '../run/session.js';
+import { readRunConfig } from '../run/stored-config.js';
 import { RULES } from '../score/rules.js';
 import type { Store, TrialRecord } from '../store/store.js';
 import { isHarborLoaded, type LoadedTask } from '../task/load.js';
@@ -172,8 +173,8 @@ export async function runSelftest(
     trials = result.trials;
     runId = result.run.id;
     interrupted = result.interrupted;
-    const info = (result.run.config as { agent_info?: { nanocoder_version?: string } }).agent_info;
-    nanocoder = info?.nanocoder_version ?? null;
+    const version = readRunConfig(result.run).agent_info.nanocoder_version;
+    nanocoder = typeof version === 'string' ? version : null;
   }
   const cases: SelftestCase[] = [];
   for (const lt of tasks)

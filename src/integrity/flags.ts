@@ -29,7 +29,8 @@ export interface FlaggedRecord {
   score: number | null;
   label: string | null;
   flags: string[];
-  details: Record<string, unknown>;
+  /** The trial's details; the rule adds `integrity.strict` beside what the audit wrote there. */
+  details: { integrity?: Record<string, unknown> } & Record<string, unknown>;
 }
 
 export function applyIntegrity(rec: FlaggedRecord, flags: IntegrityFlag[], mode: IntegrityMode) {
@@ -38,7 +39,7 @@ export function applyIntegrity(rec: FlaggedRecord, flags: IntegrityFlag[], mode:
   if (mode !== 'strict' || rec.status !== 'scored' || !rec.score || flags.length === 0) return;
   const reason = flags.map((f) => `${f}: ${INTEGRITY_FLAGS[f]}`).join('; ');
   rec.details.integrity = {
-    ...(rec.details.integrity as object),
+    ...rec.details.integrity,
     strict: { original_label: rec.label, original_score: rec.score, reason },
   };
   rec.label = STRICT_LABEL;

@@ -40,7 +40,8 @@ export function integritySummary(
 ): IntegritySummary {
   const perTrial: Record<string, number> = {};
   for (const t of trials) {
-    const kind = (t.details?.sandbox as { kind?: unknown } | undefined)?.kind;
+    const sandbox = t.details?.sandbox;
+    const kind = sandbox && typeof sandbox === 'object' && 'kind' in sandbox && sandbox.kind;
     if (typeof kind === 'string') perTrial[kind] = (perTrial[kind] ?? 0) + 1;
   }
   const kinds = [config.sandbox_used, ...Object.keys(perTrial)].filter(

@@ -2,10 +2,10 @@
 // run, src/provider/proxy.ts), in front of the scripted model server, a declared provider, or a
 // cassette being replayed. Everything that can fail on bad input fails here, before any trial.
 import { basename, join } from 'node:path';
+import type { Mode } from '../agent/types.js';
 import { BEHAVIOURS, derivedBehaviour } from '../derived/behaviours.js';
 import { checkDerivedModel, type DerivedSource, derivedSource } from '../derived/source.js';
-import type { RunConfig } from '../run/config.js';
-import type { TrialSpec } from '../run/plan.js';
+import type { HarborTask } from '../task/harbor.js';
 import { isHarborLoaded, type LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { InfraError, UserError } from '../util/errors.js';
@@ -49,6 +49,37 @@ export type { TrialTelemetry } from './proxy.js';
 export const DEFAULT_SCRIPTS_DIR = join(PACKAGE_ROOT, 'examples', 'scripted-models');
 export const CASSETTE_FILE = 'cassette.jsonl';
 
+/**
+ * What the endpoints read of a run's configuration: the run's `RunConfig` (src/run/config.ts)
+ * satisfies it. Declared here, so the proxy's layer does not import the run that wires it.
+ */
+export interface EndpointsConfig {
+  /** The run's (provider, model) pairs. */
+  models: { provider: string; model: string }[];
+  mirror?: string;
+  /** Directory of scripted-model scripts, for --provider scripted. */
+  scripts?: string;
+  /** NanoBench providers file (names key variables, never keys). */
+  providersConfig?: string;
+  /** Write cassettes here instead of each trial's artifacts directory. */
+  record?: string;
+  /** Serve trials from the cassettes under this directory; no provider is called. */
+  replay?: string;
+  tokenBudget?: number;
+  requestBudget?: number;
+}
+
+/** What the endpoints read of a planned trial: the run's `TrialSpec` (src/trial/spec.ts) satisfies it. */
+export interface EndpointTrial {
+  /** The trial's key in the plan (a cassette's header names it). */
+  key: string;
+  task: LoadedTask<ResolvedTask | HarborTask>;
+  provider: string;
+  model: string;
+  mode: Mode;
+  attempt: number;
+}
+
 /** A trial's endpoint: what the agent is given, and the proxy's account once it is done. */
 export interface TrialEndpoint {
   baseUrl: string;
@@ -59,7 +90,7 @@ export interface TrialEndpoint {
 }
 
 export interface Endpoints {
-  endpointFor(spec: TrialSpec, trial?: { artifactsDir: string }): TrialEndpoint | undefined;
+  endpointFor(spec: EndpointTrial, trial?: { artifactsDir: string }): TrialEndpoint | undefined;
   /**
    * One minimal request per (provider, model) of the run through the proxy, before any trial
    * (src/provider/preflight.ts). Throws an InfraError (exit 1) naming the pair, the HTTP status
@@ -77,7 +108,7 @@ const NONE: Endpoints = {
 };
 
 type Routed = { upstream: Upstream; price?: Price };
-type UpstreamFor = (spec: TrialSpec) => Routed;
+type UpstreamFor = (spec: EndpointTrial) => Routed;
 
 /** How the run's preflight reaches one (provider, model) pair, and how to fix a refused key. */
 type PreflightFor = (provider: string, model: string) => Routed & { keyFix: string };
@@ -88,7 +119,7 @@ type PreflightFor = (provider: string, model: string) => Routed & { keyFix: stri
  */
 export function unscriptedTasks(
   scripts: ModelScript[],
-  plan: TrialSpec[],
+  plan: EndpointTrial[],
 ): { model: string; task: string }[] {
   const byModel = new Map(scripts.map((s) => [s.model, s]));
   const seen = new Set<string>();
@@ -121,8 +152,8 @@ const isDerived = (model: string) => model.startsWith('derived:');
  * and why, as an unscripted task is.
  */
 async function derivedFor(
-  config: RunConfig,
-  plan: TrialSpec[],
+  config: EndpointsConfig,
+  plan: EndpointTrial[],
   o: EndpointOptions,
 ): Promise<DerivedSource | undefined> {
   const models = config.models.filter((m) => m.provider === SCRIPTED && isDerived(m.model));
@@ -151,8 +182,8 @@ async function derivedFor(
 }
 
 async function scriptedUpstreams(
-  config: RunConfig,
-  plan: TrialSpec[] = [],
+  config: EndpointsConfig,
+  plan: EndpointTrial[] = [],
   o: EndpointOptions = {},
 ) {
   const dir = config.scripts ?? DEFAULT_SCRIPTS_DIR;
@@ -208,7 +239,7 @@ async function scriptedUpstreams(
 }
 
 /** Declared providers: config file, provider, model and key are all checked up front. */
-function declaredUpstreams(config: RunConfig, names: string[]) {
+function declaredUpstreams(config: EndpointsConfig, names: string[]) {
   const file = config.providersConfig;
   if (!file)
     throw new UserError(
@@ -245,9 +276,9 @@ function declaredUpstreams(config: RunConfig, names: string[]) {
 }
 
 /** --replay: every planned trial must have a cassette. */
-function replayIndex(dir: string, plan: TrialSpec[] | undefined) {
+function replayIndex(dir: string, plan: EndpointTrial[] | undefined) {
   const index = indexCassettes(dir);
-  const key = (s: TrialSpec) =>
+  const key = (s: EndpointTrial) =>
     cassetteKey({ task_id: s.task.task.task_id, mode: s.mode, attempt: s.attempt, model: s.model });
   const missing = (plan ?? []).filter((s) => !index.has(key(s)));
   if (missing.length)
@@ -255,7 +286,7 @@ function replayIndex(dir: string, plan: TrialSpec[] | undefined) {
       'NO_CASSETTE',
       `--replay ${dir}: no cassette for ${missing.length} trial(s), e.g. task ${missing[0].task.task.task_id}, mode ${missing[0].mode}, attempt ${missing[0].attempt}, model ${missing[0].model}`,
     );
-  return (spec: TrialSpec) => {
+  return (spec: EndpointTrial) => {
     const hit = index.get(key(spec));
     if (!hit) throw new InfraError('replay', `no cassette for this trial under ${dir}`);
     // The agent speaks the recorded format: the proxy serves the recorded replies as they came.
@@ -267,9 +298,9 @@ function replayIndex(dir: string, plan: TrialSpec[] | undefined) {
 }
 
 export async function startEndpoints(
-  config: RunConfig,
+  config: EndpointsConfig,
   llmAgent: boolean,
-  plan?: TrialSpec[],
+  plan?: EndpointTrial[],
   options: EndpointOptions = {},
 ): Promise<Endpoints> {
   if (!llmAgent) return NONE;
@@ -300,7 +331,7 @@ export async function startEndpoints(
     }
     const proxy = await startProxy({ secrets: secrets.filter((k): k is string => Boolean(k)) });
     closers.push(proxy.close);
-    const endpointFor = (spec: TrialSpec, trial?: { artifactsDir: string }): ProxyTrial => {
+    const endpointFor = (spec: EndpointTrial, trial?: { artifactsDir: string }): ProxyTrial => {
       const o: TrialOptions = {
         provider: spec.provider,
         model: spec.model,
@@ -353,7 +384,7 @@ export async function startEndpoints(
 }
 
 /** The run's (provider, model) pairs, each once: a run may one day span several providers. */
-function uniquePairs(config: RunConfig): { provider: string; model: string }[] {
+function uniquePairs(config: EndpointsConfig): { provider: string; model: string }[] {
   const seen = new Set<string>();
   return config.models.filter((m) => {
     const k = `${m.provider}\0${m.model}`;

@@ -117,8 +117,7 @@ async function attempt(
       ...(Number.isFinite(after) && after >= 0 && { retryAfterMs: after * 1000 }),
     };
   } catch (e) {
-    const upstream = (trial.finish().details as { upstream_failure?: { message: string } })
-      .upstream_failure;
+    const upstream = trial.finish().details.upstream_failure;
     const why =
       upstream?.message ??
       ((e as Error).name === 'TimeoutError'

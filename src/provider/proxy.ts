@@ -44,9 +44,38 @@ export interface TrialOptions extends Budgets {
   onRateLimit?: (retryAfterMs: number) => void;
 }
 
+/**
+ * The proxy's account of one trial, kept as the trial's `details.proxy`: the tally (requests,
+ * tokens, cost, latency, temperature) and what the trial met (budget, last error, the upstream's
+ * failure, replay). Every key optional: a record stored by another version may lack one.
+ */
+export type ProxyAccount = Partial<Omit<ReturnType<TrialTally['summary']>, 'tokens'>> & {
+  /** Input and output tokens of the trial (`total`, their sum, is absent in some records). */
+  tokens?: { input: number; output: number; total?: number };
+  provider?: string;
+  model?: string;
+  kind?: ProviderKind;
+  /** The upstream's base URL without credentials, or "replay". */
+  upstream?: string;
+  non_deterministic?: boolean;
+  budget?: { tokens: number | null; requests: number | null };
+  budget_exceeded?: BudgetHit;
+  /** The latest failed reply; cleared by a later good one. */
+  last_error?: { status: number; message: string; source: Exchange['source']; class: ErrorClass };
+  /** The provider refused, went quiet or dropped the reply on the trial's last request. */
+  upstream_failure?: UpstreamFailure;
+  cassette?: string;
+  replay?: {
+    cassette: string;
+    recorded_requests: number;
+    diverged_requests: number;
+    exhausted: boolean;
+  };
+};
+
 /** What a finished trial tells the store: details to keep, flags, and an infra failure if any. */
 export interface TrialTelemetry {
-  details: Record<string, unknown>;
+  details: ProxyAccount;
   flags: string[];
   infraError?: string;
 }
@@ -254,7 +283,7 @@ class Trial {
     const o = this.o;
     const s = this.tally.summary(o.replay ? undefined : o.price);
     const nonDeterministic = this.tally.temperatures.has(null);
-    const details: Record<string, unknown> = {
+    const details: ProxyAccount = {
       provider: o.provider,
       model: o.model,
       kind: this.kind,

@@ -16,6 +16,7 @@ import {
 } from '../stats/aggregate.js';
 import { type SamplingPolicy, samplingPolicy } from '../stats/sampling.js';
 import { type TaskWeightedRate, taskResults, taskWeightedRate } from '../stats/tasks.js';
+import { type UsageTotals, usageTotals } from '../stats/usage.js';
 import type { RunRecord } from '../store/store.js';
 import type { EvidenceStatus } from '../task/evidence.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
@@ -43,42 +44,8 @@ export interface ReportTrial extends TrialOutcome, TrialReading {
   details?: Record<string, unknown>;
 }
 
-/** Tokens and cost of a group of trials, as the provider proxy counted them. */
-export interface UsageTotals {
-  /** Trials the proxy counted (LLM agents only). */
-  trials: number;
-  input_tokens: number;
-  output_tokens: number;
-  /** null unless every counted trial has a price (providers config) . */
-  cost_usd: number | null;
-}
-
-function usageOf(t: ReportTrial): { input: number; output: number; cost: number | null } | null {
-  if (t.tokens_in !== undefined)
-    return t.tokens_in === null
-      ? null
-      : { input: t.tokens_in, output: t.tokens_out ?? 0, cost: t.cost_usd ?? null };
-  const proxy = t.details?.proxy as
-    | { tokens?: { input: number; output: number }; cost_usd?: number | null }
-    | undefined;
-  return proxy?.tokens
-    ? { input: proxy.tokens.input, output: proxy.tokens.output, cost: proxy.cost_usd ?? null }
-    : null;
-}
-
-export function usageTotals(trials: ReportTrial[]): UsageTotals {
-  const u: UsageTotals = { trials: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
-  for (const t of trials) {
-    const x = usageOf(t);
-    if (!x) continue;
-    u.trials++;
-    u.input_tokens += x.input;
-    u.output_tokens += x.output;
-    u.cost_usd = u.cost_usd === null || x.cost === null ? null : u.cost_usd + x.cost;
-  }
-  if (u.trials === 0) u.cost_usd = null;
-  return u;
-}
+// The proxy's counts are read in one place, src/stats/usage.ts.
+export { type UsageTotals, usageTotals } from '../stats/usage.js';
 
 export interface ModelRow {
   /** The agent, when the trials name it (a run of several agents has a row per agent). */

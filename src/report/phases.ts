@@ -1,6 +1,7 @@
 // Where a run's time went: the mean and median of each trial phase (details.phase_ms, timed by
 // the trial template) and how the workspaces were made (details.provision). Trials stored before
 // phases were timed are left out, and the summary says how many it covers.
+import { readDetails } from '../trial/details.js';
 import { TIMED_PHASES } from '../trial/stages.js';
 
 const ORDER: readonly string[] = TIMED_PHASES;
@@ -30,12 +31,11 @@ const median = (xs: number[]) => {
 
 export function phaseSummary(trials: TimedTrial[]): PhaseSummary | null {
   const timed = trials
-    .map((t) => ({
-      ms: (t.phase_ms ?? t.details?.phase_ms) as Record<string, number> | null | undefined,
-      mode:
-        t.provision_mode ??
-        ((t.details?.provision as { mode?: string } | undefined)?.mode as string | undefined),
-    }))
+    .map((t) => {
+      const d = readDetails(t.details);
+      const ms: Partial<Record<string, number>> | null | undefined = t.phase_ms ?? d.phase_ms;
+      return { ms, mode: t.provision_mode ?? d.provision?.mode };
+    })
     .filter((t) => t.ms && typeof t.ms === 'object');
   if (timed.length === 0) return null;
   const names = new Set(timed.flatMap((t) => Object.keys(t.ms!)));

@@ -1,6 +1,7 @@
 // Task metadata as reports read it: the run's own snapshot (src/run/task-meta.ts) or, for runs
 // recorded before snapshots existed, the datasets re-read from disk, saying so.
 
+import { readRunConfig } from '../run/stored-config.js';
 import {
   TASK_META_KEY,
   type TaskMeta,
@@ -37,8 +38,7 @@ function isMetaMap(x: unknown): x is TaskMetaMap {
 export function resolveTaskMeta(config: Record<string, unknown>): ResolvedTaskMeta {
   const snap = config[TASK_META_KEY];
   if (isMetaMap(snap)) return { source: 'snapshot', tasks: snap, note: null };
-  const datasets = Array.isArray(config.datasets) ? (config.datasets as string[]) : [];
-  const runs = typeof config.runs === 'number' ? config.runs : undefined;
+  const { datasets, runs } = readRunConfig({ config });
   const loaded: LoadedTask[] = [];
   const missing: string[] = [];
   for (const d of datasets) {

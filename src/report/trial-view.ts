@@ -5,24 +5,12 @@
 // from the agent's report).
 
 import type { z } from 'zod';
-import type { ProviderKind } from '../provider/kinds.js';
+import { readRunConfig } from '../run/stored-config.js';
 import type { RunRecord, TrialRecord } from '../store/store.js';
 import type { ResultsSchema, TrialView } from './results-schema.js';
 
-/** The part of details.proxy (src/provider/proxy.ts) the view reads. */
-interface ProxyDetails {
-  kind?: ProviderKind;
-  tokens?: { input: number; output: number; total: number };
-  usage_missing?: number;
-  requests?: number;
-  retries?: number;
-  latency_ms?: TrialView['latency_ms'];
-  temperature_sent?: number | 'mixed' | null;
-  cost_usd?: number | null;
-}
-
 export function trialView(t: TrialRecord): TrialView {
-  const proxy = t.details.proxy as ProxyDetails | undefined;
+  const proxy = t.details.proxy;
   const calls = t.details.tool_calls;
   return {
     task_id: t.task_id,
@@ -48,7 +36,9 @@ export function trialView(t: TrialRecord): TrialView {
     artifacts_dir: t.artifacts_dir,
     // Trials recorded before the proxy knew kinds spoke OpenAI chat completions.
     provider_kind: proxy ? (proxy.kind ?? 'openai-compatible') : null,
-    tokens: proxy?.tokens ?? null,
+    tokens: proxy?.tokens
+      ? { ...proxy.tokens, total: proxy.tokens.total ?? proxy.tokens.input + proxy.tokens.output }
+      : null,
     usage_missing: proxy?.usage_missing ?? null,
     requests: proxy?.requests ?? null,
     retries: proxy?.retries ?? null,
@@ -65,7 +55,7 @@ type Results = z.infer<typeof ResultsSchema>;
 
 export function runView(run: RunRecord, trials: TrialRecord[]): Results {
   const scored = trials.filter((t) => t.status === 'scored');
-  const cfg = run.config as { nanobench_version?: string; scoring_rules_version?: number };
+  const cfg = readRunConfig(run);
   return {
     run_id: run.id,
     status: run.status,

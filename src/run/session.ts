@@ -19,7 +19,6 @@ import {
 } from '../task/load.js';
 import { loadManifest, type Manifest } from '../task/manifest.js';
 import type { RunPaths } from '../trial/paths.js';
-import { STAGES } from '../trial/stages.js';
 import { UserError } from '../util/errors.js';
 import { redactUrl } from '../util/redact-url.js';
 import { NANOBENCH_VERSION } from '../util/version.js';
@@ -34,6 +33,7 @@ import {
   runsForTask,
   type TrialSpec,
 } from './plan.js';
+import { checkChangedTasks, forgetRetried, type ResumeOptions } from './resume.js';
 import { executePlan, type ProgressEvent, type TrialExecutor } from './runner.js';
 import { shardPlan, taskDigests } from './shard.js';
 import { runSlots, type SlotCounts, type Slots } from './slots.js';
@@ -42,9 +42,13 @@ import {
   RUN_CONFIG_VERSION,
   readRunConfig,
   type StoredRunConfig,
+  storedRunConfig,
 } from './stored-config.js';
 import { taskMetaSnapshot } from './task-meta.js';
 import { type RunWiring, wireRun } from './wiring.js';
+
+// Resume policy lives in resume.ts; these two were exported from here and still are.
+export { parseErrorCauses, type ResumeOptions } from './resume.js';
 
 export interface SessionHooks {
   onPlan?: (run: RunRecord, pending: number) => void;
@@ -75,66 +79,6 @@ export interface SessionResult {
   interrupted: boolean;
   /** Another process took the run over while this one ran it (this one stopped). */
   lostTo?: string;
-}
-
-/** Finishing a stored run. */
-export interface ResumeOptions {
-  run: RunRecord;
-  /** Take the run from a holder that is not provably dead (src/run/lease.ts). */
-  takeOver?: boolean;
-  /** Grade the rest of the run on tasks whose files changed since it started. */
-  allowChangedTasks?: boolean;
-  /**
-   * Run again the trials stored as infra errors of these causes (`--retry-errors`): a provider
-   * that rate-limited or failed, once it serves again. Their old records are replaced.
-   */
-  retryErrors?: ErrorCause[];
-}
-
-/** An infra error's cause as `--retry-errors` names it: a stage, or a stage and a code. */
-export interface ErrorCause {
-  stage: string;
-  code?: string;
-}
-
-/** The causes `--retry-errors` names ("provider", "provider/rate_limited,task"), checked. */
-export function parseErrorCauses(text: string): ErrorCause[] {
-  const causes = text
-    .split(',')
-    .map((c) => c.trim())
-    .filter(Boolean)
-    .map((c) => {
-      const [stage, code, extra] = c.split('/');
-      if (extra !== undefined || !(STAGES as readonly string[]).includes(stage))
-        throw new UserError(
-          'BAD_OPTION',
-          `--retry-errors: "${c}" is not a cause; give a stage (${STAGES.filter((s) => s !== 'interrupted').join(', ')}) or stage/code, comma-separated, e.g. provider or provider/rate_limited`,
-        );
-      return code ? { stage, code } : { stage };
-    });
-  if (!causes.length)
-    throw new UserError('BAD_OPTION', '--retry-errors: name at least one cause, e.g. provider');
-  return causes;
-}
-
-const countCauses = (causes: string[]) => {
-  const n = new Map<string, number>();
-  for (const c of causes) n.set(c, (n.get(c) ?? 0) + 1);
-  return [...n].map(([c, k]) => `${c} ×${k}`).join(', ');
-};
-
-/**
- * A run is graded on one version of each task: resuming with task files that changed since it
- * started would mix two (an edited fail_to_pass list, say). Refused, naming the tasks.
- */
-export function changedTasks(
-  run: RunRecord,
-  tasks: { task: { task_id: string }; digest: string }[],
-): string[] {
-  const stored = readRunConfig(run).task_digests;
-  return tasks
-    .filter((t) => stored[t.task.task_id] !== undefined && stored[t.task.task_id] !== t.digest)
-    .map((t) => t.task.task_id);
 }
 
 /**
@@ -233,6 +177,11 @@ function slowDown(slots: Slots, provider: string, ms: number, log?: (line: strin
   );
 }
 
+/**
+ * One run, in phases: the tasks loaded and resolved, the plan, the lease (a resume checks its
+ * tasks and takes the lease before touching anything), the wiring and the provider preflight,
+ * the run recorded, the plan executed, and everything closed whatever happened.
+ */
 export async function runSession(
   config: RunConfig,
   store: Store,
@@ -240,64 +189,17 @@ export async function runSession(
   hooks: SessionHooks = {},
   resume?: ResumeOptions,
 ): Promise<SessionResult> {
-  const resumeRun = resume?.run;
   const loaded = loadTasks(config, hooks.log);
   checkPlanSize(loaded, config);
   const agent = hooks.agent ?? (await createAgent(config));
-  // Patches of reference tasks come from their repositories (cloned on first use). Retired
-  // tasks (and calibrating ones, unless asked for) are never planned, so their repositories are
-  // not needed.
-  const states = runnableStates(config.calibrating);
-  const active = loaded.filter((t) => states.includes(t.task.status.state));
-  const resolved = await resolveTasks(
-    active.filter((t): t is LoadedTask => !isHarborLoaded(t)),
-    { cacheDir: paths.cacheDir, mirrorDir: config.mirror, log: hooks.log },
-  );
-  // In the dataset's order; Harbor tasks carry no patches to resolve.
-  const tasks: RunnableTask[] = active.map((t) =>
-    isHarborLoaded(t) ? t : resolved.find((r) => r.task.task_id === t.task.task_id)!,
-  );
+  const tasks = await runnableTasks(loaded, config, paths, hooks.log);
   const agentInfo = (await agent.describe?.()) ?? {};
-  const planned = planTrials(
-    tasks,
-    agentNames(agent.name),
-    config.models,
-    config.modes,
-    config.runs,
-    states,
-  );
-  const fullPlan = hooks.keepTrial ? planned.filter(hooks.keepTrial) : planned;
-  if (fullPlan.length === 0)
-    throw new UserError(
-      'EMPTY_PLAN',
-      loaded.some((t) => t.task.status.state === 'calibrating') && !config.calibrating
-        ? 'nothing to run: every selected task is retired or still calibrating (add --calibrating to run those)'
-        : 'nothing to run: every selected task is retired',
-    );
-  // A shard may be empty (more shards than trials): it is still recorded, so merge sees it.
-  const plan = config.shard ? shardPlan(fullPlan, config.shard) : fullPlan;
-  let lease: LeaseHandle | undefined;
-  const lost = new AbortController();
-  let lostTo: string | undefined;
-  const leaseHooks = {
-    takeOver: resume?.takeOver,
-    onLost: (by: { holder: string } | undefined) => {
-      lostTo = by?.holder ?? 'another process';
-      hooks.log?.(`run taken over by ${lostTo}; stopping (trials in flight are not stored)`);
-      lost.abort();
-    },
-  };
+  const { fullPlan, plan } = planSession(loaded, tasks, agent.name, config, hooks.keepTrial);
+  const lease = sessionLease(store, resume?.takeOver, hooks.log);
   if (resume) {
-    const changed = changedTasks(resume.run, tasks);
-    if (changed.length && !resume.allowChangedTasks)
-      throw new UserError(
-        'TASKS_CHANGED',
-        `task(s) ${changed.join(', ')} changed since run ${resume.run.id} started (their digests differ from the ones stored with the run); a run is graded on one version of each task: restore the task files, start a new run, or pass --allow-changed-tasks to grade the rest on the new version`,
-      );
-    if (changed.length)
-      hooks.log?.(`grading the rest of the run on the changed task(s) ${changed.join(', ')}`);
+    checkChangedTasks(resume, tasks, hooks.log);
     // Held from here on: nothing below may touch what another holder could be using.
-    lease = acquireRunLease(store, resume.run.id, leaseHooks);
+    lease.acquire(resume.run.id);
   }
   let wiring: RunWiring | undefined;
   let executor: TrialExecutor | undefined;
@@ -320,30 +222,9 @@ export async function runSession(
     const { sandbox, endpoints } = wiring;
     // A refused key, account or model stops the run here, before anything is recorded.
     await endpoints.preflight(hooks.log);
-    const stored: StoredRunConfig = {
-      ...config,
-      config_version: RUN_CONFIG_VERSION,
-      nanobench_version: NANOBENCH_VERSION,
-      // Which scoring rules: compare warns when two runs differ.
-      scoring_rules_version: SCORING_RULES_VERSION,
-      ...(config.queue && { queue: redactUrl(config.queue) }),
-      agent_info: agentInfo,
-      sandbox_used: sandbox.kind,
-      ...(sandbox.note && { sandbox_note: sandbox.note }),
-      task_digests: taskDigests(tasks),
-      dataset_versions: datasetVersions(config.datasets),
-      ...(config.shard && { full_plan_size: fullPlan.length }),
-      // Reports read task metadata from here, not from a dataset that may have moved.
-      task_meta: taskMetaSnapshot([...new Set(fullPlan.map((s) => s.task))], config.runs),
-    };
-    const run: RunRecord = resumeRun ?? {
-      id: newRunId(),
-      created_at: new Date().toISOString(),
-      finished_at: null,
-      status: 'running',
-      config: stored as unknown as Record<string, unknown>,
-      plan_size: plan.length,
-    };
+    const run =
+      resume?.run ??
+      newRun(storedConfig(config, { agentInfo, sandbox, tasks, fullPlan }), plan.length);
     // Connecting a remote executor (a queue) is part of checking the input, so it happens
     // before the run is recorded.
     executor = await hooks.executorFor?.({
@@ -352,18 +233,11 @@ export async function runSession(
       paths,
       log: hooks.log,
     });
-    if (!resumeRun) {
+    if (!resume) {
       store.createRun(run);
-      lease = acquireRunLease(store, run.id, leaseHooks);
+      lease.acquire(run.id);
     }
-    if (resume?.retryErrors) {
-      const forgotten = store.forgetErrorTrials(run.id, resume.retryErrors);
-      hooks.log?.(
-        forgotten.length
-          ? `running again ${forgotten.length} trial(s) stored as infra errors (${countCauses(forgotten)})`
-          : 'no trial of the run is stored as an infra error of those causes',
-      );
-    }
+    if (resume?.retryErrors) forgetRetried(store, run.id, resume.retryErrors, hooks.log);
     hooks.onPlan?.(run, plan.length - store.trialKeys(run.id).size);
     const result = await executePlan({
       store,
@@ -384,8 +258,9 @@ export async function runSession(
       },
       onStart: hooks.onStart,
       onProgress: hooks.onProgress,
-      signal: lost.signal,
+      signal: lease.signal,
     });
+    const lostTo = lease.lostTo();
     return {
       run: store.getRun(run.id)!,
       trials: store.trials(run.id),
@@ -393,8 +268,127 @@ export async function runSession(
       ...(lostTo && { lostTo }),
     };
   } finally {
-    lease?.release();
+    lease.release();
     await executor?.close?.();
     await wiring?.endpoints.close();
   }
+}
+
+/**
+ * The tasks a run plans, in the dataset's order: patches of reference tasks come from their
+ * repositories (cloned on first use); Harbor tasks carry no patches to resolve. Retired tasks
+ * (and calibrating ones, unless asked for) are never planned, so their repositories are not
+ * needed.
+ */
+async function runnableTasks(
+  loaded: AnyLoadedTask[],
+  config: RunConfig,
+  paths: RunPaths,
+  log?: (line: string) => void,
+): Promise<RunnableTask[]> {
+  const states = runnableStates(config.calibrating);
+  const active = loaded.filter((t) => states.includes(t.task.status.state));
+  const resolved = await resolveTasks(
+    active.filter((t): t is LoadedTask => !isHarborLoaded(t)),
+    { cacheDir: paths.cacheDir, mirrorDir: config.mirror, log },
+  );
+  return active.map((t) =>
+    isHarborLoaded(t) ? t : resolved.find((r) => r.task.task_id === t.task.task_id)!,
+  );
+}
+
+/** The whole plan and this process's part of it (a shard); an empty whole plan is refused. */
+function planSession(
+  loaded: AnyLoadedTask[],
+  tasks: RunnableTask[],
+  agentName: string,
+  config: RunConfig,
+  keepTrial: SessionHooks['keepTrial'],
+): { fullPlan: TrialSpec[]; plan: TrialSpec[] } {
+  const states = runnableStates(config.calibrating);
+  const planned = planTrials(
+    tasks,
+    agentNames(agentName),
+    config.models,
+    config.modes,
+    config.runs,
+    states,
+  );
+  const fullPlan = keepTrial ? planned.filter(keepTrial) : planned;
+  if (fullPlan.length === 0)
+    throw new UserError(
+      'EMPTY_PLAN',
+      loaded.some((t) => t.task.status.state === 'calibrating') && !config.calibrating
+        ? 'nothing to run: every selected task is retired or still calibrating (add --calibrating to run those)'
+        : 'nothing to run: every selected task is retired',
+    );
+  // A shard may be empty (more shards than trials): it is still recorded, so merge sees it.
+  return { fullPlan, plan: config.shard ? shardPlan(fullPlan, config.shard) : fullPlan };
+}
+
+/**
+ * The run's lease once acquired, and what losing it does: another process that takes the run
+ * over aborts `signal` (trials in flight are not stored) and is named by `lostTo`.
+ */
+function sessionLease(store: Store, takeOver: boolean | undefined, log?: (line: string) => void) {
+  let lease: LeaseHandle | undefined;
+  let lostTo: string | undefined;
+  const lost = new AbortController();
+  const leaseHooks = {
+    takeOver,
+    onLost: (by: { holder: string } | undefined) => {
+      lostTo = by?.holder ?? 'another process';
+      log?.(`run taken over by ${lostTo}; stopping (trials in flight are not stored)`);
+      lost.abort();
+    },
+  };
+  return {
+    signal: lost.signal,
+    lostTo: () => lostTo,
+    acquire: (runId: string) => {
+      lease = acquireRunLease(store, runId, leaseHooks);
+    },
+    release: () => lease?.release(),
+  };
+}
+
+/** What the user asked for plus the facts of this start, as stored with a new run. */
+function storedConfig(
+  config: RunConfig,
+  facts: {
+    agentInfo: Record<string, unknown>;
+    sandbox: RunWiring['sandbox'];
+    tasks: RunnableTask[];
+    fullPlan: TrialSpec[];
+  },
+): StoredRunConfig {
+  const { sandbox, fullPlan } = facts;
+  return {
+    ...config,
+    config_version: RUN_CONFIG_VERSION,
+    nanobench_version: NANOBENCH_VERSION,
+    // Which scoring rules: compare warns when two runs differ.
+    scoring_rules_version: SCORING_RULES_VERSION,
+    ...(config.queue && { queue: redactUrl(config.queue) }),
+    agent_info: facts.agentInfo,
+    sandbox_used: sandbox.kind,
+    ...(sandbox.note && { sandbox_note: sandbox.note }),
+    task_digests: taskDigests(facts.tasks),
+    dataset_versions: datasetVersions(config.datasets),
+    ...(config.shard && { full_plan_size: fullPlan.length }),
+    // Reports read task metadata from here, not from a dataset that may have moved.
+    task_meta: taskMetaSnapshot([...new Set(fullPlan.map((s) => s.task))], config.runs),
+  };
+}
+
+/** A new run's record, not yet stored. */
+function newRun(stored: StoredRunConfig, planSize: number): RunRecord {
+  return {
+    id: newRunId(),
+    created_at: new Date().toISOString(),
+    finished_at: null,
+    status: 'running',
+    config: storedRunConfig(stored),
+    plan_size: planSize,
+  };
 }

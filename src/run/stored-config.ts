@@ -2,7 +2,7 @@
 // recorded when it started. Versioned, so a reader knows what a run stored before a field
 // existed lacks; readers go through readRunConfig, which fills those from RUN_DEFAULTS, instead
 // of casting the stored JSON.
-import type { RunRecord } from '../store/store.js';
+import type { RunRecord, StoredPlanFacts } from '../store/store.js';
 import { RUN_DEFAULTS, type RunConfig, resolveConcurrency } from './config.js';
 import type { TaskMetaMap } from './task-meta.js';
 
@@ -44,7 +44,11 @@ export interface StoredRunConfig extends RunConfig {
   dataset_versions?: DatasetVersion[];
 }
 
-export function readRunConfig(run: RunRecord): StoredRunConfig {
+/**
+ * A stored run's configuration, typed: what a run stored before a field existed lacks is filled
+ * from RUN_DEFAULTS. Takes anything with the stored JSON (a RunRecord, a compared run's side).
+ */
+export function readRunConfig(run: Pick<RunRecord, 'config'>): StoredRunConfig {
   const c = run.config as Partial<StoredRunConfig>;
   return {
     ...(c as StoredRunConfig),
@@ -61,4 +65,14 @@ export function readRunConfig(run: RunRecord): StoredRunConfig {
     agent_info: c.agent_info ?? {},
     task_digests: c.task_digests ?? {},
   };
+}
+
+/**
+ * The stored JSON of a new run's configuration (RunRecord.config): the one conversion from the
+ * typed config, as readRunConfig is the one back. The store layer reads a few of its fields
+ * itself (merge); the assignment below checks they keep the types it reads them as.
+ */
+export function storedRunConfig(config: StoredRunConfig): RunRecord['config'] {
+  const facts: StoredPlanFacts = config;
+  return facts as unknown as RunRecord['config'];
 }

@@ -9,6 +9,7 @@
 // need five runs before a regression claim). What was left out, and runs scored by different
 // rules, are reported as warnings.
 import { type AuditSummary, applyAudit } from '../audit/policy.js';
+import { type DatasetVersion, readRunConfig, type StoredRunConfig } from '../run/stored-config.js';
 import {
   getOrInit,
   joinKey,
@@ -222,18 +223,12 @@ function str(x: unknown): string | undefined {
   return typeof x === 'string' || typeof x === 'number' ? String(x) : undefined;
 }
 
-const rulesOf = (c: Record<string, unknown>) =>
-  typeof c.scoring_rules_version === 'number' ? c.scoring_rules_version : null;
-const nanobenchOf = (c: Record<string, unknown>) =>
-  typeof c.nanobench_version === 'string' ? c.nanobench_version : null;
+const rulesOf = (c: StoredRunConfig) => c.scoring_rules_version ?? null;
+const nanobenchOf = (c: StoredRunConfig) => c.nanobench_version ?? null;
 
-interface RecordedVersion {
-  name: string;
-  version: string | null;
-}
+type RecordedVersion = Pick<DatasetVersion, 'name' | 'version'>;
 
-const versionsOf = (c: Record<string, unknown>) =>
-  Array.isArray(c.dataset_versions) ? (c.dataset_versions as RecordedVersion[]) : undefined;
+const versionsOf = (c: StoredRunConfig) => c.dataset_versions;
 const showVersions = (v: RecordedVersion[]) =>
   v.map((d) => `${d.name} ${d.version ?? '(no manifest)'}`).join(' + ') || '(none)';
 
@@ -242,8 +237,8 @@ const showVersions = (v: RecordedVersion[]) =>
  * a sentence saying which, else undefined. Runs that predate version records cannot tell.
  */
 export function datasetVersionDifference(base: RunSide, cand: RunSide): string | undefined {
-  const b = versionsOf(base.config);
-  const c = versionsOf(cand.config);
+  const b = versionsOf(readRunConfig(base));
+  const c = versionsOf(readRunConfig(cand));
   if (!b || !c) return undefined;
   const key = (v: RecordedVersion[]) =>
     v
@@ -257,14 +252,15 @@ export function datasetVersionDifference(base: RunSide, cand: RunSide): string |
 /** Warnings about what differs between the two runs besides the outcomes. */
 export function runDifferences(base: RunSide, cand: RunSide): string[] {
   const w: string[] = [];
+  const [bc, cc] = [readRunConfig(base), readRunConfig(cand)];
   // Labels (and so label shifts) depend on the rules that scored them: say so first.
-  const [rb, rc] = [rulesOf(base.config), rulesOf(cand.config)];
+  const [rb, rc] = [rulesOf(bc), rulesOf(cc)];
   const rules = (v: number | null) => (v === null ? 'not recorded (1 or older)' : String(v));
   if (rb !== rc)
     w.push(
       `scored by different rules: base scoring rules ${rules(rb)}, candidate ${rules(rc)}; a label shift may come from the rules, not the agent (see docs/ARCHITECTURE.md, scoring rules versions)`,
     );
-  const [nb, nc] = [nanobenchOf(base.config), nanobenchOf(cand.config)];
+  const [nb, nc] = [nanobenchOf(bc), nanobenchOf(cc)];
   if (nb !== nc)
     w.push(
       `NanoBench differs: base ${nb ?? '(not recorded)'}, candidate ${nc ?? '(not recorded)'}`,
@@ -272,12 +268,11 @@ export function runDifferences(base: RunSide, cand: RunSide): string[] {
   const versions = datasetVersionDifference(base, cand);
   if (versions)
     w.push(`${versions}; compared on the tasks they share (with their content differences listed)`);
-  else if (!versionsOf(base.config) !== !versionsOf(cand.config))
+  else if (!versionsOf(bc) !== !versionsOf(cc))
     w.push(
-      `the ${versionsOf(base.config) ? 'candidate' : 'base'} run predates dataset version records: whether both ran the same dataset version is unknown`,
+      `the ${versionsOf(bc) ? 'candidate' : 'base'} run predates dataset version records: whether both ran the same dataset version is unknown`,
     );
-  const bi = (base.config.agent_info ?? {}) as Record<string, unknown>;
-  const ci = (cand.config.agent_info ?? {}) as Record<string, unknown>;
+  const [bi, ci] = [bc.agent_info, cc.agent_info];
   const build = (i: Record<string, unknown>) =>
     ['nanocoder_version', 'nanocoder_commit', 'nanocoder_path']
       .map((k) => str(i[k]))
@@ -290,21 +285,15 @@ export function runDifferences(base: RunSide, cand: RunSide): string[] {
     w.push(
       `Nanocoder differs: base ${build(bi) || '(not recorded)'}; candidate ${build(ci) || '(not recorded)'}`,
     );
-  if (base.config.agent !== cand.config.agent)
-    w.push(`agents differ: base ${str(base.config.agent)}, candidate ${str(cand.config.agent)}`);
-  const runs = (c: Record<string, unknown>) =>
-    typeof c.runs === 'number' ? `--runs ${c.runs}` : 'runs by tier';
-  if (runs(base.config) !== runs(cand.config))
-    w.push(`sampling differs: base ${runs(base.config)}, candidate ${runs(cand.config)}`);
-  const bd = base.config.task_digests as Record<string, string> | undefined;
-  const cd = cand.config.task_digests as Record<string, string> | undefined;
-  if (bd && cd) {
-    const changed = Object.keys(bd).filter((id) => cd[id] !== undefined && cd[id] !== bd[id]);
-    if (changed.length)
-      w.push(
-        `task content differs for ${changed.length} shared task(s): ${changed.slice(0, 10).join(', ')}`,
-      );
-  }
+  if (bc.agent !== cc.agent) w.push(`agents differ: base ${bc.agent}, candidate ${cc.agent}`);
+  const runs = (c: StoredRunConfig) => (c.runs !== undefined ? `--runs ${c.runs}` : 'runs by tier');
+  if (runs(bc) !== runs(cc)) w.push(`sampling differs: base ${runs(bc)}, candidate ${runs(cc)}`);
+  const [bd, cd] = [bc.task_digests, cc.task_digests];
+  const changed = Object.keys(bd).filter((id) => cd[id] !== undefined && cd[id] !== bd[id]);
+  if (changed.length)
+    w.push(
+      `task content differs for ${changed.length} shared task(s): ${changed.slice(0, 10).join(', ')}`,
+    );
   return w;
 }
 
@@ -369,9 +358,10 @@ export function compareRuns(
       .map(show)
       .sort();
   const tested = groups.filter((g) => g.paired.verdict !== null).length;
+  const [bc, cc] = [readRunConfig(base), readRunConfig(cand)];
   const c: Comparison = {
-    base: { id: base.id, agent: str(base.config.agent) ?? '?' },
-    candidate: { id: cand.id, agent: str(cand.config.agent) ?? '?' },
+    base: { id: base.id, agent: bc.agent },
+    candidate: { id: cand.id, agent: cc.agent },
     rule,
     groups,
     family: {
@@ -387,8 +377,8 @@ export function compareRuns(
     tasks,
     excluded_undersampled: [...thin.values()].sort(naturalCompare),
     versions: {
-      nanobench: { base: nanobenchOf(base.config), candidate: nanobenchOf(cand.config) },
-      scoring_rules: { base: rulesOf(base.config), candidate: rulesOf(cand.config) },
+      nanobench: { base: nanobenchOf(bc), candidate: nanobenchOf(cc) },
+      scoring_rules: { base: rulesOf(bc), candidate: rulesOf(cc) },
     },
     audit,
     warnings: runDifferences(base, cand),

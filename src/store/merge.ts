@@ -6,7 +6,7 @@ import { cpSync, existsSync } from 'node:fs';
 import type { RunPaths } from '../trial/paths.js';
 import { UserError } from '../util/errors.js';
 import { newRunId } from './run-id.js';
-import type { RunRecord, Store, TrialRecord } from './store.js';
+import { planFacts, type RunRecord, type Store, type TrialRecord } from './store.js';
 
 export interface MergeInput {
   /** Where the run came from (a database path), for messages and provenance. */
@@ -30,12 +30,7 @@ export interface MergeResult {
   already?: boolean;
 }
 
-interface ShardInfo {
-  index: number;
-  count: number;
-}
-
-const cfg = (r: RunRecord) => r.config as Record<string, unknown>;
+const cfg = planFacts;
 
 /** What decides which trials a run plans. Dataset paths are left out: task digests cover them. */
 export function planIdentity(run: RunRecord): Record<string, unknown> {
@@ -52,7 +47,7 @@ export function planIdentity(run: RunRecord): Record<string, unknown> {
 
 /** The agent build (e.g. Nanocoder version and commit); install paths differ between machines. */
 export function buildIdentity(run: RunRecord): Record<string, unknown> {
-  const info = (cfg(run).agent_info ?? {}) as Record<string, unknown>;
+  const info = cfg(run).agent_info ?? {};
   return Object.fromEntries(
     Object.entries(info)
       .filter(([k]) => !k.endsWith('_path'))
@@ -88,7 +83,7 @@ function differences(inputs: MergeInput[]): string[] {
 }
 
 function shardProblems(inputs: MergeInput[]): { problems: string[]; missing: number[] } {
-  const shards = inputs.map((i) => cfg(i.run).shard as ShardInfo | undefined);
+  const shards = inputs.map((i) => cfg(i.run).shard);
   if (shards.every((s) => s === undefined)) {
     return {
       problems: inputs.length > 1 ? ['the runs are not shards of one plan'] : [],
@@ -125,7 +120,7 @@ function mergedBefore(out: Store, inputs: MergeInput[]): RunRecord | undefined {
   for (const run of out.listRuns()) {
     const from = cfg(run).merged_from;
     if (!Array.isArray(from)) continue;
-    const merged = new Set(from.map((m) => (m as { run_id?: unknown }).run_id));
+    const merged = new Set(from.map((m) => m.run_id));
     const shared = [...ids].filter((id) => merged.has(id));
     if (shared.length === 0) continue;
     if (shared.length === ids.size && merged.size === ids.size) return run;
@@ -168,14 +163,16 @@ export function mergeRuns(
       `merge refused:\n  ${[...new Set(problems)].slice(0, 10).join('\n  ')}\n(use --force to merge anyway)`,
     );
   const warnings = [...new Set(problems)];
-  const count = (cfg(inputs[0].run).shard as ShardInfo | undefined)?.count;
+  const count = cfg(inputs[0].run).shard?.count;
   if (shard.missing.length)
     warnings.push(
       `shards ${shard.missing.map((i) => `${i}/${count}`).join(', ')} missing: the merged run is unfinished (finish it with "nanobench run --resume")`,
     );
 
   const id = newRunId();
-  const { shard: _s, full_plan_size: full, queue: _q, ...config } = cfg(inputs[0].run);
+  // The first run's configuration, copied whole but for what only a shard or a queue had.
+  const { shard: _s, full_plan_size: _f, queue: _q, ...config } = inputs[0].run.config;
+  const full = cfg(inputs[0].run).full_plan_size;
   const complete = !shard.missing.length && inputs.every((i) => i.run.status === 'finished');
   const run: RunRecord = {
     id,

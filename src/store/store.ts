@@ -14,9 +14,38 @@ export interface RunRecord {
   created_at: string;
   finished_at: string | null;
   status: 'running' | 'finished' | 'interrupted';
+  /**
+   * The run's configuration as stored JSON. Read it through readRunConfig
+   * (src/run/stored-config.ts); the store itself reads only planFacts.
+   */
   config: Record<string, unknown>;
   plan_size: number;
 }
+
+/**
+ * The fields of a run's stored configuration the store layer reads itself (merge: what decides
+ * the plan, the agent build, the rules, the shard), each optional as in runs that predate it.
+ * src/run/stored-config.ts, which writes the JSON, checks its StoredRunConfig satisfies this.
+ */
+export interface StoredPlanFacts {
+  agent?: string;
+  models?: { provider: string; model: string }[];
+  modes?: string[];
+  runs?: number;
+  taskIds?: string[];
+  task_digests?: Record<string, string>;
+  agent_info?: Record<string, unknown>;
+  scoring_rules_version?: number;
+  shard?: { index: number; count: number };
+  /** For shards: the size of the whole plan. */
+  full_plan_size?: number;
+  /** A merged run: the runs it was merged from (src/store/merge.ts writes it). */
+  merged_from?: { source: string; run_id: string; shard: unknown; status: string }[];
+}
+
+/** What a run's stored configuration says of its plan: the store's one cast of that JSON. */
+export const planFacts = (run: Pick<RunRecord, 'config'>): StoredPlanFacts =>
+  run.config as StoredPlanFacts;
 
 const JSON_COLS = ['files_changed', 'flags', 'details'] as const;
 

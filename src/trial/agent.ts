@@ -84,7 +84,7 @@ export async function runAgent(
 
 /** The proxy's record of the reply the trial ended on, when that reply failed. */
 function lastErrorOf(a: AgentOutcome): LastError | undefined {
-  return (a.telemetry?.details as { last_error?: LastError } | undefined)?.last_error;
+  return a.telemetry?.details.last_error;
 }
 
 /**
@@ -143,8 +143,7 @@ export function agentFailure(a: AgentOutcome, kind: ExitKind): InfraError | unde
   if (a.result.infraError) return new InfraError('agent', a.result.infraError, 'agent_failed');
   const t = a.telemetry;
   if (t?.infraError) return new InfraError('provider', t.infraError, 'replay_exhausted');
-  const upstream = (t?.details as { upstream_failure?: { code: string; message: string } })
-    ?.upstream_failure;
+  const upstream = t?.details.upstream_failure;
   if (upstream) return new InfraError('provider', upstream.message, upstream.code);
   return providerFailure(a, kind);
 }

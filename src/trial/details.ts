@@ -4,6 +4,7 @@
 // so every key is optional and the rest is kept (the index signature), never assumed.
 import type { FilesRead, ToolUse } from '../agent/tool-use.js';
 import type { AgentResult } from '../agent/types.js';
+import type { ProxyAccount } from '../provider/proxy.js';
 import type { ProvisionKind } from '../workspace/layers.js';
 import type { SessionReport } from '../workspace/sandbox/types.js';
 import type { TimedPhase } from './stages.js';
@@ -58,7 +59,7 @@ export interface KnownDetails {
   tool_calls: Omit<ToolUse, 'files_read'>;
   files_read: FilesRead;
   /** The provider proxy's account (src/provider/proxy.ts). */
-  proxy: unknown;
+  proxy: ProxyAccount;
   // diff
   reported_files_changed: string[];
   // verify (PR tasks)
@@ -91,3 +92,12 @@ export interface KnownDetails {
 export type DetailKey = keyof KnownDetails;
 
 export type TrialDetails = Partial<KnownDetails> & Record<string, unknown>;
+
+/**
+ * A trial's details as a reader holds them (a stored record's, a report's input, a test's
+ * partial one), typed: the one cast of the details outside the store, so readers name their
+ * keys (`readDetails(t.details).proxy?.tokens`) instead of casting each. A key another version
+ * wrote differently can still be absent, which every key's type allows.
+ */
+export const readDetails = (details: Record<string, unknown> | null | undefined): TrialDetails =>
+  (details ?? {}) as TrialDetails;

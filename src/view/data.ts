@@ -119,12 +119,7 @@ export function runRows(store: Store): RunRow[] {
     .listRuns()
     .reverse()
     .map((run) => {
-      const c = run.config as {
-        agent?: string;
-        models?: { provider: string; model: string }[];
-        modes?: string[];
-        agent_info?: { nanocoder_version?: unknown };
-      };
+      const c = readRunConfig(run);
       const tally = tallies.get(run.id) ?? {
         run_id: run.id,
         trials: 0,
@@ -134,12 +129,12 @@ export function runRows(store: Store): RunRow[] {
       };
       return {
         run,
-        agent: c.agent ?? '?',
-        nanocoder: c.agent_info?.nanocoder_version ? String(c.agent_info.nanocoder_version) : null,
-        models: (c.models ?? []).map((m) => (m.provider === 'none' ? '—' : modelKey(m))),
-        modes: c.modes ?? [],
+        agent: c.agent,
+        nanocoder: c.agent_info.nanocoder_version ? String(c.agent_info.nanocoder_version) : null,
+        models: c.models.map((m) => (m.provider === 'none' ? '—' : modelKey(m))),
+        modes: c.modes,
         datasets: datasetsOf(run),
-        sandbox: readRunConfig(run).sandbox_used ?? null,
+        sandbox: c.sandbox_used ?? null,
         tally,
         ci95: wilson(tally.passed, tally.scored),
       };
