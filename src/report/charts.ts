@@ -5,7 +5,7 @@ import { BarChart, CustomChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, MarkLineComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
-import { modelName, rowName } from './format.js';
+import { rowName } from './format.js';
 import type { ModelRow } from './model.js';
 import type { NavigationDelta } from './navigation.js';
 import type { Taxonomy } from './taxonomy.js';
