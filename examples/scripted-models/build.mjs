@@ -267,12 +267,31 @@ function behaviour(model, t, plan) {
   return { steps: planSteps(model, t, plan) };
 }
 
+/**
+ * A reply to the bare agent: its text, or the planned files' whole new contents in the bare
+ * format (src/agent/bare-format.ts: "=== FILE: path" and a fenced block), after one line of prose.
+ */
+function bareBehaviour(model, t, plan) {
+  if (plan.text) return { steps: [{ final: plan.text }] };
+  const blocks = plan.edits.map((edit) => {
+    const content = editedContent(model, t, edit);
+    if (/^```/m.test(content)) throw new Error(`${model}/${t.task_id}: ${edit.path} holds a fence line`);
+    return `=== FILE: ${edit.path}\n\`\`\`\n${content}\`\`\``;
+  });
+  return { steps: [{ final: `Here is the change.\n\n${blocks.join('\n\n')}\n` }] };
+}
+
 export function buildScripts() {
   const out = new Map();
   for (const [model, spec] of Object.entries(MODELS)) {
     const tasks = {};
     for (const [taskId, plan] of Object.entries(spec.tasks)) tasks[taskId] = behaviour(model, task(taskId), plan);
-    out.set(`${model}.json`, `${JSON.stringify({ model, description: spec.description, tasks }, null, 2)}\n`);
+    const script = { model, description: spec.description, tasks };
+    if (spec.bare) {
+      script.bare = {};
+      for (const [taskId, plan] of Object.entries(spec.bare)) script.bare[taskId] = bareBehaviour(model, task(taskId), plan);
+    }
+    out.set(`${model}.json`, `${JSON.stringify(script, null, 2)}\n`);
   }
   return out;
 }

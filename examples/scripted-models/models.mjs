@@ -162,14 +162,39 @@ const BACKEND_ONLY = {
     'or the sale price is not below the regular price). The API tests pass.',
 };
 
+// What `competent` answers the bare agent (src/agent/bare.ts), which offers no tools: one reply
+// per task, whole-file blocks (build.mjs writes them from the edits) or a text of its own. Without
+// the harness it is right on two tasks, calls an API that exists nowhere on two (the
+// hallucinator's changes) and answers shopfront-001 with a diff the bare format does not take.
+const BARE_COMPETENT = {
+  'textkit-001': { edits: golden('src/truncate.js') },
+  'invoicing-001': { edits: golden('invoicing/invoice.py') },
+  'textkit-002': {
+    edits: ['src/truncate.js', 'src/pad.js', 'src/index.js'].map((path) => ({
+      path,
+      from: 'hallucinator',
+    })),
+  },
+  'invoicing-002': { edits: [{ path: 'invoicing/invoice.py', from: 'hallucinator' }] },
+  'shopfront-001': {
+    text:
+      'Add `sale_price` to the serializer and show it in the card:\n\n```diff\n' +
+      '--- a/api/shopfront_api/serializers.py\n+++ b/api/shopfront_api/serializers.py\n' +
+      '@@\n-        "price": product.price,\n+        "price": product.price,\n+        "salePrice": product.sale_price,\n```\n',
+  },
+};
+
 export const MODELS = {
   competent: {
     description:
       'Scripted stand-in, not a model: the scripted model server replays this fixed script to the ' +
       'real Nanocoder. On every example task it lists and reads the relevant files, applies the ' +
       "task's golden fix (the merged PR's source changes) with string_replace / write_file, runs " +
-      'the tests and reports. Expected: pass on every task in both modes.',
+      'the tests and reports. Expected: pass on every task in both modes. To the bare agent it ' +
+      'answers in one reply per task: the golden fix on textkit-001 and invoicing-001, the ' +
+      "hallucinator's changes on textkit-002 and invoicing-002, a diff (unusable) on shopfront-001.",
     tasks: CORRECT,
+    bare: BARE_COMPETENT,
   },
 
   'wrong-files': {

@@ -3,7 +3,7 @@
 
 export interface AgentEntry {
   /** What --agent takes; `command:` is followed by the shell command. */
-  name: 'nanocoder' | 'oracle' | 'nop' | 'command:';
+  name: 'nanocoder' | 'bare' | 'oracle' | 'nop' | 'command:';
   /** `llm`: talks to a model through the provider proxy (needs --model, never runs unsandboxed
    * under --sandbox auto); `control`: a fixed answer; `command`: whatever the shell runs. */
   kind: 'llm' | 'control' | 'command';
@@ -24,6 +24,14 @@ export const AGENTS: readonly AgentEntry[] = [
     usage: 'nanocoder',
     needs: '--model NAME (one or more) and a provider',
     help: 'the Nanocoder CLI, its model reached only through the provider proxy',
+  },
+  {
+    name: 'bare',
+    kind: 'llm',
+    waitsOn: 'model',
+    usage: 'bare',
+    needs: '--model NAME (one or more) and an OpenAI-compatible provider',
+    help: 'the model alone, no harness: the task in one request (hinted) or a file list and up to 8 files it asks for (navigation), its answer applied as whole-file replacements (src/agent/bare-format.ts)',
   },
   {
     name: 'oracle',
@@ -50,6 +58,27 @@ export const AGENTS: readonly AgentEntry[] = [
     help: 'runs the shell command in the workspace, the prompt in $NANOBENCH_PROMPT_FILE and on stdin',
   },
 ];
+
+/**
+ * The agents of an --agent value: "nanocoder,bare" names two, run on the same plan (paired). A
+ * `command:` takes the rest of the value, commas and all ("bare,command:./a.sh x,y" is two).
+ */
+export function agentNames(value: string): string[] {
+  const out: string[] = [];
+  const parts = value.split(',');
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i].startsWith('command:')) {
+      out.push(parts.slice(i).join(','));
+      break;
+    }
+    out.push(parts[i]);
+  }
+  return out;
+}
+
+/** What the run's agents mostly wait on: the model when any of them does. */
+export const agentsWaitOn = (value: string): AgentEntry['waitsOn'] =>
+  agentNames(value).some((a) => agentEntry(a)?.waitsOn === 'model') ? 'model' : 'cpu';
 
 /** The entry an --agent value names, if any. */
 export const agentEntry = (agent: string): AgentEntry | undefined =>

@@ -11,6 +11,7 @@ import { DEFAULT_KIND, KINDS } from '../provider/kinds.js';
 import { UserError } from '../util/errors.js';
 import { runProcessGroup } from '../util/process-group.js';
 import { agentEnv } from './agent-env.js';
+import { compileCacheArgs, ensureCompileCache } from './compile-cache.js';
 import { classifyNanocoderExit } from './nanocoder-exit.js';
 import { prepareKind } from './nanocoder-kinds.js';
 import { parseNanocoderReport } from './nanocoder-report.js';
@@ -36,6 +37,11 @@ export interface NanocoderOptions {
   maxOutputBytes?: number;
   /** Check the endpoint accepts TCP connections before starting Nanocoder (default true). */
   preflight?: boolean;
+  /**
+   * Keep Node's compile cache of this Nanocoder build under this directory, written once outside
+   * any sandbox and read-only in trials (src/agent/compile-cache.ts). Default: none.
+   */
+  compileCacheRoot?: string;
 }
 
 export interface NanocoderBuild {
@@ -173,8 +179,10 @@ export function nanocoderConfig(
 
 export class NanocoderAgent implements Agent {
   readonly name = 'nanocoder';
-  private setup?: Promise<{ build: NanocoderBuild; node: NodeRuntime }>;
-  private readonly o: Required<Omit<NanocoderOptions, 'nanocoderPath' | 'nodePath'>>;
+  private setup?: Promise<{ build: NanocoderBuild; node: NodeRuntime; compileCache?: string }>;
+  private readonly o: Required<
+    Omit<NanocoderOptions, 'nanocoderPath' | 'nodePath' | 'compileCacheRoot'>
+  >;
 
   constructor(private readonly opts: NanocoderOptions = {}) {
     this.o = {
@@ -188,12 +196,19 @@ export class NanocoderAgent implements Agent {
     };
   }
 
-  /** Resolve the Nanocoder build and Node runtime once (throws UserError with a how-to). */
-  prepare(): Promise<{ build: NanocoderBuild; node: NodeRuntime }> {
+  /**
+   * Resolve the Nanocoder build and Node runtime once (throws UserError with a how-to), and
+   * write the compile cache when there is none yet.
+   */
+  prepare(): Promise<{ build: NanocoderBuild; node: NodeRuntime; compileCache?: string }> {
+    const root = this.opts.compileCacheRoot;
     this.setup ??= Promise.all([
       resolveNanocoderBuild(this.opts.nanocoderPath),
       resolveNodeRuntime({ nodePath: this.opts.nodePath }),
-    ]).then(([build, node]) => ({ build, node }));
+    ]).then(async ([build, node]) => {
+      const compileCache = root ? await ensureCompileCache(root, node, build) : undefined;
+      return { build, node, ...(compileCache && { compileCache }) };
+    });
     return this.setup;
   }
 
@@ -210,7 +225,7 @@ export class NanocoderAgent implements Agent {
   }
 
   async run(ctx: AgentContext): Promise<AgentResult> {
-    const { build, node } = await this.prepare();
+    const { build, node, compileCache } = await this.prepare();
     const kind = ctx.endpoint?.kind ?? DEFAULT_KIND;
     const meta: Record<string, unknown> = {
       nanocoderVersion: build.version,
@@ -224,6 +239,7 @@ export class NanocoderAgent implements Agent {
       requestTimeoutMs: this.o.requestTimeoutMs,
       providerKind: kind,
       sdkProvider: KINDS[kind].sdkProvider,
+      ...(compileCache && { compileCache }),
     };
     // A workspace agents.config.json cannot change the provider (NANOCODER_PROVIDERS wins) but
     // its tune/alwaysAllow/systemPrompt settings do win over ours: keep a trace of it.
@@ -288,12 +304,17 @@ export class NanocoderAgent implements Agent {
       NANOCODER_MAX_TURNS: String(this.o.maxTurns),
     });
     const args = [
+      ...(compileCache ? compileCacheArgs(compileCache) : []),
       ...setup.nodeArgs,
       build.cliPath,
       ...['--provider', ctx.provider, '--model', ctx.model, '--mode', 'yolo'],
       ...['--trust-directory', '--plain', '--json', 'run', ctx.prompt],
     ];
-    const launch = ctx.sandbox?.wrap(node.path, args, sandboxPaths(node.path, build.root)) ?? {
+    const visible = [
+      ...sandboxPaths(node.path, build.root),
+      ...(compileCache ? [compileCache] : []),
+    ];
+    const launch = ctx.sandbox?.wrap(node.path, args, visible) ?? {
       command: node.path,
       args,
     };

@@ -42,7 +42,9 @@ export type ExitKind =
   | 'timeout' // NanoBench's wall-clock limit killed it
   | 'signal'
   | 'tool_approval_required'
-  | 'invalid_report';
+  | 'invalid_report'
+  /** The bare agent: the model's answer could not be parsed or applied (its reason in details). */
+  | 'unusable_edit';
 
 /**
  * The exits that stop the agent for want of room (its context filled up): the model's doing,
@@ -63,6 +65,8 @@ export interface AgentContext {
   timeoutSec: number;
   provider: string;
   model: string;
+  /** The agent the trial plans (its TrialSpec's): which one runs when a run has several. */
+  agent?: string;
   /** 1-based attempt number of this (task, model, mode) cell. */
   attempt: number;
   /**

@@ -14,6 +14,10 @@ export const EXAMPLES: Record<string, string[]> = {
     'nanobench view --db main.sqlite --db pr.sqlite --port 0',
   ],
   schemas: ['nanobench schemas --write'],
+  audit: [
+    'nanobench audit export --run latest --out audit.json',
+    'nanobench audit score --key audit.key.json --labels audit.json',
+  ],
   'audit export': ['nanobench audit export --run latest --out audit.json'],
   'audit score': ['nanobench audit score --key audit.key.json --labels audit.json'],
   validate: ['nanobench validate examples', 'nanobench validate ds --write --concurrency 2'],
@@ -30,6 +34,9 @@ export const EXAMPLES: Record<string, string[]> = {
   calibration: ['nanobench calibration ds --db .nanobench/results.sqlite'],
   export: ['nanobench export examples harbor-tasks --format harbor'],
   merge: ['nanobench merge merged.sqlite shard1.sqlite shard2.sqlite'],
+  ci: [
+    'nanobench ci comment --run pr.sqlite:latest --compare main.sqlite:latest --repo owner/name --pr 123 --dry-run',
+  ],
   'ci comment': [
     'GITHUB_TOKEN=... nanobench ci comment --run PR_RUN --compare BASE_RUN --repo owner/name --pr 123',
     'nanobench ci comment --run pr.sqlite:latest --compare main.sqlite:latest --repo owner/name --pr 123 --dry-run',

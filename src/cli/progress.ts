@@ -53,13 +53,18 @@ export function progressPrinter(io: Io, now: () => number = Date.now) {
     s.provider && s.provider !== 'scripted' && s.provider !== 'none'
       ? `${s.provider}/${s.model}`
       : s.model;
+  // An LLM agent other than Nanocoder (bare, beside it in `--agent nanocoder,bare`) is named.
+  const agentOf = (s: { agent?: string; model: string }) =>
+    s.agent && s.agent !== 'nanocoder' && s.model !== 'none' ? `${s.agent} ` : '';
   const describe = (s: {
     task_id?: string;
+    agent?: string;
     mode: string;
     attempt: number;
     provider?: string;
     model: string;
-  }) => `${s.task_id} ${s.model === 'none' ? '' : `${modelOf(s)} `}${s.mode} #${s.attempt}`;
+  }) =>
+    `${s.task_id} ${agentOf(s)}${s.model === 'none' ? '' : `${modelOf(s)} `}${s.mode} #${s.attempt}`;
   let done = 0;
   let total = 0;
   let started = now();

@@ -61,7 +61,11 @@ interface RunFlags extends RunOptionsInput {
 /** The options of `run`: what a run measures, where it runs, how it resumes, what it prints. */
 function addRunOptions(cmd: Command): Command {
   return cmd
-    .option('--agent <agent>', agentUsage(), RUN_DEFAULTS.agent)
+    .option(
+      '--agent <agent>',
+      `${agentUsage()}; several LLM agents comma-separated (nanocoder,bare) run paired on the same plan`,
+      RUN_DEFAULTS.agent,
+    )
     .option(
       '--provider <name>',
       'provider for LLM agents ("scripted" = the offline scripted model server)',

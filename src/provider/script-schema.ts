@@ -104,6 +104,12 @@ export const ModelScriptSchema = z
       .record(BehaviourSchema)
       .default({})
       .describe('behaviour per task id; "*" is the fallback for any other task'),
+    bare: z
+      .record(BehaviourSchema)
+      .optional()
+      .describe(
+        'what the model answers the bare agent (src/agent/bare.ts), per task id ("*": any other): requests without tools; absent, those get `tasks` too',
+      ),
   })
   .strict();
 export type ModelScript = z.infer<typeof ModelScriptSchema>;

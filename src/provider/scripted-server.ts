@@ -3,7 +3,8 @@
 // (/v1/chat/completions), Anthropic Messages (/v1/messages), Gemini
 // (/v1beta/models/{model}:streamGenerateContent) and OpenAI Responses (/v1/responses). It is not a
 // model. It is stateless: the reply depends only on the URL (task id, attempt), the requested
-// model and how many assistant turns the request holds, so retries and parallel trials need no
+// model, whether the request offers tools (the bare agent's offer none: a script's `bare` replies)
+// and how many assistant turns the request holds, so retries and parallel trials need no
 // bookkeeping.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -95,8 +96,11 @@ export function pickStep(
   taskId: string | undefined,
   attempt: number,
   assistantTurns: number,
+  /** The request offers no tools (the bare agent's): the script's `bare` replies, if it has any. */
+  bare = false,
 ): Step | undefined {
-  const behaviour = (taskId !== undefined ? script.tasks[taskId] : undefined) ?? script.tasks['*'];
+  const tasks = bare && script.bare ? script.bare : script.tasks;
+  const behaviour = (taskId !== undefined ? tasks[taskId] : undefined) ?? tasks['*'];
   if (!behaviour) return undefined;
   return resolveBehaviour(behaviour, attempt)[assistantTurns] ?? DONE;
 }
@@ -206,7 +210,7 @@ export async function startScriptedServer(
     rec.stepIndex = format.turns(body);
     const step = rec.preflight
       ? { final: 'OK' }
-      : pickStep(script, rec.taskId, rec.attempt, rec.stepIndex);
+      : pickStep(script, rec.taskId, rec.attempt, rec.stepIndex, !('tools' in body));
     if (!step)
       return fail(
         404,

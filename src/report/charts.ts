@@ -44,6 +44,7 @@ const LABEL_COLORS: Record<string, string> = {
   pass: '#59a14f',
   partial_fix_only: '#8cd17d',
   incorrect_fix: '#e15759',
+  unusable_edit: '#d4a6c8',
   hallucinated_api: '#b07aa1',
   wrong_abstraction_layer: '#9c755f',
   insufficient_context_read: '#f28e2b',

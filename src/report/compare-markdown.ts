@@ -12,6 +12,7 @@ import {
   powerSentence,
   pText,
   ruleSentence,
+  USAGE_NOTE,
 } from './compare-words.js';
 import {
   ciText,
@@ -116,7 +117,7 @@ export function compareMarkdown(c: Comparison): string {
   for (const g of c.groups) lines.push(row(g, name(g)));
   lines.push(
     '',
-    'Rates count each task once (its mean over runs), with a 95% interval over tasks; Δ is the mean of the per-task differences, with a t interval; p is the sign-flip test over tasks (each difference weighed by its runs), Holm-adjusted over the groups tested. "Trials passed" pools the runs, as the overlap rule does. "Detectable": the smallest change this group detects with 80% power. Tokens (in + out) and cost are per trial the provider proxy counted, and per passing trial (all counted usage, infra errors included, over the trials that passed), base → candidate.',
+    `Rates count each task once (its mean over runs), with a 95% interval over tasks; Δ is the mean of the per-task differences, with a t interval; p is the sign-flip test over tasks (each difference weighed by its runs), Holm-adjusted over the groups tested. "Trials passed" pools the runs, as the overlap rule does. "Detectable": the smallest change this group detects with 80% power. ${USAGE_NOTE}`,
     '',
     ...labelShiftLines(c),
   );

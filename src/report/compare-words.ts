@@ -16,6 +16,10 @@ export const groupLabel = (g: GroupComparison, agents: string) =>
   `${modelName(g.provider, g.model, agents)} ${g.mode}`;
 
 /** "0.004", "<0.001". */
+/** What the usage columns of a comparison count (compare's note, the viewer's compare page). */
+export const USAGE_NOTE =
+  'Tokens (in + out) and cost are per trial the provider proxy counted, and per passing trial (all counted usage, infra errors included, over the trials that passed), base → candidate.';
+
 export const pText = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
 
 /** "≥ 14 pp", or why nothing was detectable. */

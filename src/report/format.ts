@@ -1,4 +1,5 @@
 // Number and name formatting shared by the markdown and HTML renderers, so both print the same.
+import { agentNames } from '../agent/agents.js';
 import type { Rate } from '../stats/aggregate.js';
 import type { TaskWeightedRate } from '../stats/tasks.js';
 import type { UsageComparison } from '../stats/usage.js';
@@ -47,6 +48,18 @@ export const ppInterval = (i: Interval) =>
 /** Control agents run without a model (provider "none"): name them by the agent instead. */
 export const modelName = (provider: string, model: string, agent: string) =>
   provider === 'none' ? `(${agent})` : `${provider}/${model}`;
+
+/**
+ * A row's name: in a run of several agents (`--agent nanocoder,bare`, a row per agent) the
+ * agent and the model, else the model's name.
+ */
+export const rowName = (
+  row: { agent?: string; provider: string; model: string },
+  runAgent: string,
+) =>
+  row.agent && agentNames(runAgent).length > 1
+    ? `${row.agent} · ${modelName(row.provider, row.model, row.agent)}`
+    : modelName(row.provider, row.model, runAgent);
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 

@@ -21,11 +21,13 @@ import {
   ppInterval,
   ppText,
   precisionSentence,
+  rowName,
   score2,
   taskRateText,
   tokensText,
   UNDERSAMPLED_MARK,
 } from './format.js';
+import { HARNESS_HEADER, HARNESS_SENTENCE, harnessRows } from './harness.js';
 import { lifecycleLines } from './lifecycle.js';
 import { MODEL_HEADER, RATES_SENTENCE, USAGE_HEADER } from './markdown.js';
 import type { MatrixCell } from './matrix.js';
@@ -69,7 +71,7 @@ function modelsSection(r: Report): string {
   const usage = r.models.some((m) => m.usage.trials > 0);
   const rows = r.models.map(
     (m) =>
-      `<tr>${td(esc(modelName(m.provider, m.model, agent)) + (m.rate.non_deterministic ? mark(NON_DET_MARK) : ''))}${td(esc(m.mode))}${num(String(m.tasks.tasks))}${num(taskRateText(m.tasks))}${num(halfWidthText(m.tasks))}${num(passedText(m.rate))}${num(score2(m.tasks.mean_score))}${num(String(m.rate.errors))}${usage ? num(tokensText(m.usage)) + num(costPerTrialText(m.usage)) + num(costPerSolvedText(m.usage, m.rate.passed)) : ''}</tr>`,
+      `<tr>${td(esc(rowName(m, agent)) + (m.rate.non_deterministic ? mark(NON_DET_MARK) : ''))}${td(esc(m.mode))}${num(String(m.tasks.tasks))}${num(taskRateText(m.tasks))}${num(halfWidthText(m.tasks))}${num(passedText(m.rate))}${num(score2(m.tasks.mean_score))}${num(String(m.rate.errors))}${usage ? num(tokensText(m.usage)) + num(costPerTrialText(m.usage)) + num(costPerSolvedText(m.usage, m.rate.passed)) : ''}</tr>`,
   );
   const precision = precisionSentence(r.models);
   return `<section id="models"><h2>Models</h2>
@@ -88,6 +90,15 @@ function navigationSection(r: Report): string {
   return `<section id="navigation"><h2>Navigation delta (hinted − navigation)</h2>
 <figure>${navigationChart(r.navigation_delta, agent)}<figcaption>Positive: the model passes less often when it must find the files itself. Whiskers: 95% interval on the difference (Newcombe). A finding needs the two Wilson intervals not to overlap, a stricter test, so a whisker clear of 0 can still be called noise.</figcaption></figure>
 ${tableHtml('navigation-table', ['model', 'tasks', 'hinted', 'navigation', 'Δ pass rate [95% CI]', 'Δ mean score', 'finding'], rows)}</section>`;
+}
+
+function harnessSection(r: Report): string {
+  if (!r.harness_delta.length) return '';
+  const rows = harnessRows(r.harness_delta).map(
+    (row) => `<tr>${row.map((c, i) => (i < 2 || i > 7 ? td(esc(c)) : num(esc(c)))).join('')}</tr>`,
+  );
+  return `<section id="harness"><h2>Harness delta (harness − bare)</h2><p>${esc(HARNESS_SENTENCE)}</p>
+${tableHtml('harness-table', HARNESS_HEADER, rows)}</section>`;
 }
 
 function taxonomySection(r: Report): string {
@@ -212,7 +223,7 @@ function matrixRow(c: MatrixCell, agent: string): string {
   ];
   const cls = c.scored === 0 ? '' : c.passed === c.scored ? 'pass' : c.passed === 0 ? 'fail' : '';
   const errors = c.errors ? ` (+${plural(c.errors, 'infra error')})` : '';
-  return `<tr class="${cls}">${td(esc(modelName(c.provider, c.model, agent)))}${td(esc(c.task_id))}${td(esc(c.mode))}${td(c.pass_at_1 === null ? '—' : c.pass_at_1 ? 'pass' : 'fail', 'res')}${num(score2(c.mean_score))}${num(`${c.passed}/${c.scored}${errors}`)}${num(ciText(c.ci95))}${td(esc(labels || '—') + marks.map(mark).join(''))}</tr>`;
+  return `<tr class="${cls}">${td(esc(rowName(c, agent)))}${td(esc(c.task_id))}${td(esc(c.mode))}${td(c.pass_at_1 === null ? '—' : c.pass_at_1 ? 'pass' : 'fail', 'res')}${num(score2(c.mean_score))}${num(`${c.passed}/${c.scored}${errors}`)}${num(ciText(c.ci95))}${td(esc(labels || '—') + marks.map(mark).join(''))}</tr>`;
 }
 
 function phasesSection(r: Report): string {
@@ -246,6 +257,7 @@ export function renderHtml(r: Report): string {
   const sections = [
     modelsSection(r),
     navigationSection(r),
+    harnessSection(r),
     taxonomySection(r),
     readingSection(r),
     breakdownSection(r),

@@ -92,7 +92,13 @@ export function leaderboardOf(
   );
   for (const r of runs) tallies.set(r, counts.get(r.store)?.get(r.run.id) ?? 0);
   const available = [...new Set(runs.flatMap((r) => r.datasets))].sort();
-  if (!available.length) throw new UserError('NO_RUN', `${dbs.join(', ')}: no runs stored yet`);
+  if (!available.length)
+    throw new UserError(
+      'NO_RUN',
+      runs.length
+        ? `${dbs.join(', ')}: none of the ${runs.length} stored runs names its dataset, so none can be ranked`
+        : `${dbs.join(', ')}: no runs stored yet`,
+    );
   const dataset = q.dataset ?? newestDataset(runs, tallies) ?? available[0];
   if (!available.includes(dataset))
     throw new UserError(

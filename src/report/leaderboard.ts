@@ -18,10 +18,10 @@ import {
   taskResults,
   taskWeightedRate,
 } from '../stats/tasks.js';
+import { usagePer, usageTotals } from '../stats/usage.js';
 import { overlaps, wilson } from '../stats/wilson.js';
 import { modelName } from './format.js';
 import type { ReportTrial } from './model.js';
-import { usageTotals } from './model.js';
 
 /** Family-wise level of the adjacent-pair tests. */
 export const LEADERBOARD_ALPHA = 0.05;
@@ -126,18 +126,17 @@ function groupsOf(entries: readonly LeaderboardEntry[]): Group[] {
   return [...by.values()];
 }
 
-const per = (x: number, n: number) => (n > 0 ? x / n : null);
-
-function usageOf(trials: ReportTrial[], passed: number): LeaderboardRow['usage'] {
-  const u = usageTotals(trials);
-  const tokens = u.input_tokens + u.output_tokens;
+/** The usage columns: src/stats/usage.ts's figures, per solved over the row's passing trials. */
+function usageColumns(trials: ReportTrial[], passed: number): LeaderboardRow['usage'] {
+  const totals = usageTotals(trials);
+  const u = usagePer(totals, passed);
   return {
     counted_trials: u.trials,
-    tokens_per_trial: per(tokens, u.trials),
-    cost_per_trial_usd: u.cost_usd === null ? null : per(u.cost_usd, u.trials),
-    tokens_per_solved: u.trials ? per(tokens, passed) : null,
-    cost_per_solved_usd: u.cost_usd === null ? null : per(u.cost_usd, passed),
-    cost_usd: u.cost_usd,
+    tokens_per_trial: u.tokens_per_trial,
+    cost_per_trial_usd: u.cost_per_trial_usd,
+    tokens_per_solved: u.tokens_per_solved,
+    cost_per_solved_usd: u.cost_per_solved_usd,
+    cost_usd: totals.cost_usd,
   };
 }
 
@@ -265,7 +264,7 @@ export function buildLeaderboard(
       tasks,
       trials,
       errors_by_cause: errorCauses(g.trials),
-      usage: usageOf(g.trials, trials.passed),
+      usage: usageColumns(g.trials, trials.passed),
       failure_labels: failureLabels(g.trials),
       coverage: {
         tasks: tasks.tasks,

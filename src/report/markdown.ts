@@ -21,11 +21,13 @@ import {
   ppInterval,
   ppText,
   precisionSentence,
+  rowName,
   score2,
   taskRateText,
   tokensText,
   UNDERSAMPLED_MARK,
 } from './format.js';
+import { HARNESS_HEADER, HARNESS_SENTENCE, harnessRows } from './harness.js';
 import { defaultReportInputs } from './inputs.js';
 import { lifecycleLines } from './lifecycle.js';
 import type { MatrixCell } from './matrix.js';
@@ -92,7 +94,7 @@ function modelsSection(r: Report): string[] {
   // Token and cost columns only when a provider proxy counted something (not for control agents).
   const usage = r.models.some((m) => m.usage.trials > 0);
   const rows = r.models.map((m) => [
-    mdCell(modelName(m.provider, m.model, r.run.agent)) + marks(m.rate),
+    mdCell(rowName(m, r.run.agent)) + marks(m.rate),
     m.mode,
     String(m.tasks.tasks),
     taskRateText(m.tasks),
@@ -133,6 +135,20 @@ function navigationSection(r: Report): string[] {
     ),
     '',
     'On the tasks each model ran in both modes. Δ interval: Newcombe; a finding needs the two Wilson intervals not to overlap (the stricter test).',
+  ];
+}
+
+function harnessSection(r: Report): string[] {
+  if (!r.harness_delta.length) return [];
+  return [
+    '## Harness delta (harness − bare)',
+    '',
+    ...table(
+      HARNESS_HEADER,
+      harnessRows(r.harness_delta).map((row) => row.map(mdCell)),
+    ),
+    '',
+    HARNESS_SENTENCE,
   ];
 }
 
@@ -316,7 +332,7 @@ function matrixRow(c: MatrixCell, agent: string): string {
   ];
   const errors = c.errors ? ` (+${plural(c.errors, 'infra error')})` : '';
   const p1 = c.pass_at_1 === null ? '—' : c.pass_at_1 ? 'pass' : 'fail';
-  return `| ${mdCell(modelName(c.provider, c.model, agent))} | ${mdCell(c.task_id)} | ${c.mode} | ${p1} | ${score2(c.mean_score)} | ${c.passed}/${c.scored}${errors} | ${ciText(c.ci95)} | ${mdCell(labels) || '—'}${marks(c, notes)} |`;
+  return `| ${mdCell(rowName(c, agent))} | ${mdCell(c.task_id)} | ${c.mode} | ${p1} | ${score2(c.mean_score)} | ${c.passed}/${c.scored}${errors} | ${ciText(c.ci95)} | ${mdCell(labels) || '—'}${marks(c, notes)} |`;
 }
 
 /** The matrix table within `budget` characters; rows past it are counted in a note. */
@@ -352,6 +368,7 @@ export function renderMarkdown(r: Report, budget = MARKDOWN_BUDGET): string {
     sandboxWarningMarkdown(r.integrity),
     modelsSection(r),
     navigationSection(r),
+    harnessSection(r),
     taxonomySection(r),
     readingSection(r),
     breakdownSections(r),

@@ -18,6 +18,8 @@ import { undersampled } from '../stats/sampling.js';
 import type { TaskMetaMap } from './task-meta.js';
 
 export interface MatrixCell {
+  /** The agent, when the trials name it (a run of several agents has a cell per agent). */
+  agent?: string;
   provider: string;
   model: string;
   task_id: string;
@@ -50,8 +52,8 @@ export interface MatrixOptions {
   cutoffs?: Cutoffs | null;
 }
 
-const cellKey = (t: Pick<TrialOutcome, 'provider' | 'model' | 'task_id' | 'mode'>) =>
-  joinKey(t.provider, t.model, t.task_id, t.mode);
+const cellKey = (t: Pick<TrialOutcome, 'agent' | 'provider' | 'model' | 'task_id' | 'mode'>) =>
+  joinKey(t.provider, t.model, t.task_id, t.mode, t.agent ?? '');
 
 function contamination(
   c: Pick<MatrixCell, 'provider' | 'model' | 'task_id'>,
@@ -79,6 +81,7 @@ export function providerMatrix(
     const r = tally.rate();
     const tier = o.tasks?.[first.task_id]?.tier ?? null;
     const cell = {
+      ...(first.agent !== undefined && { agent: first.agent }),
       provider: first.provider,
       model: first.model,
       task_id: first.task_id,
@@ -107,7 +110,8 @@ export function providerMatrix(
       compareKeys(a.provider, b.provider) ||
       compareKeys(a.model, b.model) ||
       naturalCompare(a.task_id, b.task_id) ||
-      compareKeys(a.mode, b.mode),
+      compareKeys(a.mode, b.mode) ||
+      compareKeys(a.agent ?? '', b.agent ?? ''),
   );
 }
 

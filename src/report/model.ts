@@ -16,10 +16,11 @@ import {
 } from '../stats/aggregate.js';
 import { type SamplingPolicy, samplingPolicy } from '../stats/sampling.js';
 import { type TaskWeightedRate, taskResults, taskWeightedRate } from '../stats/tasks.js';
+import { type UsageTotals, usageTotals } from '../stats/usage.js';
 import type { RunRecord } from '../store/store.js';
 import type { EvidenceStatus } from '../task/evidence.js';
-import { readDetails } from '../trial/details.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
+import { type HarnessDelta, harnessDeltas } from './harness.js';
 import { type MatrixCell, naturalCompare, providerMatrix } from './matrix.js';
 import { type NavigationDelta, navigationDeltas } from './navigation.js';
 import { type PhaseSummary, phaseSummary } from './phases.js';
@@ -43,42 +44,12 @@ export interface ReportTrial extends TrialOutcome, TrialReading {
   details?: Record<string, unknown>;
 }
 
-/** Tokens and cost of a group of trials, as the provider proxy counted them. */
-export interface UsageTotals {
-  /** Trials the proxy counted (LLM agents only). */
-  trials: number;
-  input_tokens: number;
-  output_tokens: number;
-  /** null unless every counted trial has a price (providers config) . */
-  cost_usd: number | null;
-}
-
-function usageOf(t: ReportTrial): { input: number; output: number; cost: number | null } | null {
-  if (t.tokens_in !== undefined)
-    return t.tokens_in === null
-      ? null
-      : { input: t.tokens_in, output: t.tokens_out ?? 0, cost: t.cost_usd ?? null };
-  const proxy = readDetails(t.details).proxy;
-  return proxy?.tokens
-    ? { input: proxy.tokens.input, output: proxy.tokens.output, cost: proxy.cost_usd ?? null }
-    : null;
-}
-
-export function usageTotals(trials: ReportTrial[]): UsageTotals {
-  const u: UsageTotals = { trials: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
-  for (const t of trials) {
-    const x = usageOf(t);
-    if (!x) continue;
-    u.trials++;
-    u.input_tokens += x.input;
-    u.output_tokens += x.output;
-    u.cost_usd = u.cost_usd === null || x.cost === null ? null : u.cost_usd + x.cost;
-  }
-  if (u.trials === 0) u.cost_usd = null;
-  return u;
-}
+// The proxy's counts are read in one place, src/stats/usage.ts.
+export { type UsageTotals, usageTotals } from '../stats/usage.js';
 
 export interface ModelRow {
+  /** The agent, when the trials name it (a run of several agents has a row per agent). */
+  agent?: string;
   provider: string;
   model: string;
   mode: string;
@@ -116,6 +87,8 @@ export interface Report {
   overall: Rate;
   models: ModelRow[];
   navigation_delta: NavigationDelta[];
+  /** What the harness adds to each model over the bare agent; empty unless both ran (src/report/harness.ts). */
+  harness_delta: HarnessDelta[];
   taxonomy: Taxonomy;
   /** Files read per model, and what the insufficient_context_read trials read. */
   reading: Reading;
@@ -221,12 +194,13 @@ export function buildReport(run: RunRecord, given: ReportTrial[], inputs: Report
   const tasks = inputs.tasks.source === 'unavailable' ? null : inputs.tasks.tasks;
   const matrix = providerMatrix(trials, { tasks: tasks ?? undefined, cutoffs: inputs.cutoffs });
   const byModel = new Map<string, ReportTrial[]>();
-  for (const t of trials)
-    getOrInit(byModel, joinKey(t.provider, t.model, t.mode), () => []).push(t);
-  const models = [...tallyBy(trials, (t) => joinKey(t.provider, t.model, t.mode))]
-    .map(([k, tally]) => {
-      const [provider, model, mode] = splitKey(k);
+  const rowKey = (t: ReportTrial) => joinKey(t.provider, t.model, t.mode, t.agent ?? '');
+  for (const t of trials) getOrInit(byModel, rowKey(t), () => []).push(t);
+  const models = [...tallyBy(trials, rowKey)]
+    .map(([k, tally]): ModelRow => {
+      const [provider, model, mode, agent] = splitKey(k);
       return {
+        ...(byModel.get(k)?.[0]?.agent !== undefined && { agent }),
         provider,
         model,
         mode,
@@ -236,7 +210,10 @@ export function buildReport(run: RunRecord, given: ReportTrial[], inputs: Report
       };
     })
     .sort((a, b) =>
-      joinKey(a.provider, a.model, a.mode) < joinKey(b.provider, b.model, b.mode) ? -1 : 1,
+      joinKey(a.provider, a.model, a.mode, a.agent ?? '') <
+      joinKey(b.provider, b.model, b.mode, b.agent ?? '')
+        ? -1
+        : 1,
     );
   const ranTasks = new Set(trials.map((t) => t.task_id));
   const tiers = tasks
@@ -269,6 +246,7 @@ export function buildReport(run: RunRecord, given: ReportTrial[], inputs: Report
     overall: rateOf(trials),
     models,
     navigation_delta: navigationDeltas(trials),
+    harness_delta: harnessDeltas(trials),
     taxonomy: withHarbor(taxonomy(trials), trials, tasks),
     reading: readingSummary(trials),
     breakdowns: breakdowns(trials, tasks),

@@ -130,6 +130,11 @@ const ReportSchema = z
     overall: Rate,
     models: z.array(Open),
     navigation_delta: z.array(Open),
+    harness_delta: z
+      .array(Open)
+      .describe(
+        'per provider, model and mode: the harness minus the bare agent (src/report/harness.ts)',
+      ),
     taxonomy: Open,
     reading: Open.describe('files read per model and the insufficient_context_read trials'),
     breakdowns: z.array(Open),

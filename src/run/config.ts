@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, freemem } from 'node:os';
 import { resolve } from 'node:path';
-import { agentEntry, agentList } from '../agent/agents.js';
+import { AGENTS, agentEntry, agentList, agentNames } from '../agent/agents.js';
 import type { Mode } from '../agent/types.js';
 import { INTEGRITY_MODES, type IntegrityMode } from '../integrity/flags.js';
 import {
@@ -189,7 +189,31 @@ export function parseModes(mode: string | undefined): Mode[] {
 }
 
 /** Agents that talk to a model: `--sandbox auto` never runs them unsandboxed. */
-export const isLlmAgent = (agent: string) => agentEntry(agent)?.kind === 'llm';
+export const isLlmAgent = (agent: string) =>
+  agentNames(agent).some((a) => agentEntry(a)?.kind === 'llm');
+
+/** Each agent of an --agent value is known, and several are all LLM agents or none. */
+function checkAgents(value: string): void {
+  const names = agentNames(value);
+  for (const a of names) {
+    if (!agentEntry(a))
+      throw new UserError('BAD_AGENT', `--agent must be ${agentList()}, got "${a}"`);
+    if (a === 'command:')
+      throw new UserError('BAD_AGENT', '--agent command: needs a shell command after the colon');
+  }
+  if (new Set(names).size !== names.length)
+    throw new UserError('BAD_AGENT', `--agent ${value} names an agent twice`);
+  const llm = names.filter((a) => agentEntry(a)?.kind === 'llm');
+  if (names.length > 1 && llm.length !== names.length)
+    throw new UserError(
+      'BAD_AGENT',
+      `--agent ${value}: several agents are compared on the same models, so each must be an LLM agent (${AGENTS.filter(
+        (a) => a.kind === 'llm',
+      )
+        .map((a) => a.name)
+        .join(', ')})`,
+    );
+}
 
 export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunConfig {
   if (datasets.length === 0)
@@ -198,10 +222,7 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
       'name at least one dataset directory or task file (e.g. "nanobench run examples")',
     );
   const agent = o.agent;
-  if (!agentEntry(agent))
-    throw new UserError('BAD_AGENT', `--agent must be ${agentList()}, got "${agent}"`);
-  if (agent === 'command:')
-    throw new UserError('BAD_AGENT', '--agent command: needs a shell command after the colon');
+  checkAgents(agent);
   let models: ModelRef[];
   const proxy = proxyOptions(agent, o);
   if (isLlmAgent(agent)) {

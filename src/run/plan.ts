@@ -39,9 +39,13 @@ export function trialKey(t: Omit<TrialSpec, 'key' | 'task'> & { taskId: string }
   return [t.taskId, t.agent, t.provider, t.model, t.mode, t.attempt].join('|');
 }
 
+/**
+ * The plan: every task's runs, each run over the models and modes, and each of those cells once
+ * per agent, the agents adjacent (several agents are paired: same task, model, mode and run).
+ */
 export function planTrials(
   tasks: RunnableTask[],
-  agent: string,
+  agents: string | string[],
   models: ModelRef[],
   modes: Mode[],
   runsOverride?: number,
@@ -55,25 +59,26 @@ export function planTrials(
     // a provider during the run (load, a rate limit) falls on every pair alike.
     for (let attempt = 1; attempt <= runs; attempt++)
       for (const m of models)
-        for (const mode of modes) {
-          const spec = {
-            taskId: lt.task.task_id,
-            agent,
-            provider: m.provider,
-            model: m.model,
-            mode,
-            attempt,
-          };
-          plan.push({
-            key: trialKey(spec),
-            task: lt,
-            agent,
-            provider: m.provider,
-            model: m.model,
-            mode,
-            attempt,
-          });
-        }
+        for (const mode of modes)
+          for (const agent of typeof agents === 'string' ? [agents] : agents) {
+            const spec = {
+              taskId: lt.task.task_id,
+              agent,
+              provider: m.provider,
+              model: m.model,
+              mode,
+              attempt,
+            };
+            plan.push({
+              key: trialKey(spec),
+              task: lt,
+              agent,
+              provider: m.provider,
+              model: m.model,
+              mode,
+              attempt,
+            });
+          }
   }
   return plan;
 }

@@ -3,7 +3,7 @@
 
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { agentEntry } from '../agent/agents.js';
+import { agentNames, agentsWaitOn } from '../agent/agents.js';
 import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { providerConcurrency } from '../provider/providers-config.js';
@@ -147,7 +147,7 @@ const count = (n: number, what: string) =>
 export function checkPlanSize(loaded: AnyLoadedTask[], config: RunConfig): void {
   const states = runnableStates(config.calibrating);
   const active = loaded.filter((t) => states.includes(t.task.status.state));
-  const cells = config.models.length * config.modes.length;
+  const cells = config.models.length * config.modes.length * agentNames(config.agent).length;
   const runs = active.reduce((n, t) => n + (config.runs ?? runsForTask(t.task)), 0);
   const trials = runs * cells;
   if (trials <= MAX_PLAN_TRIALS) return;
@@ -163,7 +163,7 @@ function sessionSlots(config: RunConfig, hooks: SessionHooks): Slots | undefined
   if (config.queue) return undefined;
   const o = {
     concurrency: config.concurrency,
-    agentWaitsOn: agentEntry(config.agent)?.waitsOn ?? 'cpu',
+    agentWaitsOn: agentsWaitOn(config.agent),
     providerLimits: providerConcurrency(config.providersConfig),
   };
   return runSlots(o, hooks.onSlots);
@@ -306,7 +306,14 @@ function planSession(
   keepTrial: SessionHooks['keepTrial'],
 ): { fullPlan: TrialSpec[]; plan: TrialSpec[] } {
   const states = runnableStates(config.calibrating);
-  const planned = planTrials(tasks, agentName, config.models, config.modes, config.runs, states);
+  const planned = planTrials(
+    tasks,
+    agentNames(agentName),
+    config.models,
+    config.modes,
+    config.runs,
+    states,
+  );
   const fullPlan = keepTrial ? planned.filter(keepTrial) : planned;
   if (fullPlan.length === 0)
     throw new UserError(

@@ -10,6 +10,8 @@ export const LABELS = {
   partial_fix_only: { level: '1+2', base: 0.5 },
   missing_cross_language_change: { level: '1', base: 0 },
   incorrect_fix: { level: '2', base: 0 },
+  /** The bare agent's answer could not be parsed or applied: nothing was changed. */
+  unusable_edit: { level: '1', base: 0 },
   /** Reported instead of the two Level-4 labels when the human audit agrees < 90%. */
   implementation_error: { level: '4', base: 0 },
   // Harbor tasks (src/harbor/score.ts): the verifier's reward is the score; the labels above that

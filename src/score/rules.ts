@@ -8,9 +8,11 @@
  * at least CONTEXT_EXPLOSION_FILES files read (else zero_signal). 3: the whitepaper's rule 2 as
  * it stands (every navigation run that misses the required files; files read are its evidence
  * and the flag context_explosion); a provider's refusal (rate limit, quota) is no longer rule 1
- * but an infra error, and a task that cannot report its targets is the task's error.
+ * but an infra error, and a task that cannot report its targets is the task's error. 4: the bare
+ * agent's answer that could not be parsed or applied, with nothing changed, is unusable_edit
+ * (rule 1), not zero_signal or insufficient_context_read.
  */
-export const SCORING_RULES_VERSION = 3;
+export const SCORING_RULES_VERSION = 4;
 
 import { type ExitKind, type Mode, STOP_KINDS } from '../agent/types.js';
 import {
@@ -69,6 +71,10 @@ export const RULES: Record<Label, { rule: number | null; when: string }> = {
   context_window_exceeded: {
     rule: 1,
     when: "the agent stopped on a context-length error (the provider's or NanoBench's token budget) before changing any file",
+  },
+  unusable_edit: {
+    rule: 1,
+    when: "the bare agent's answer could not be parsed or applied (no file changed); the reason is in the trial's details",
   },
   pass: {
     rule: 2,
@@ -160,6 +166,10 @@ function classify(input: ScoreInput): ScoreOutcome {
       'context_window_exceeded',
       `agent stopped (${input.agentExit}) before changing any file`,
     );
+
+  // 1. The bare agent's answer could not be used: the model's failure, not a missed file.
+  if (input.agentExit === 'unusable_edit' && input.filesChanged.length === 0)
+    return outcome('unusable_edit', 'the answer could not be parsed or applied; nothing changed');
 
   // 2. Everything passes. A correct alternative fix is never scored 0 (deviation from the whitepaper).
   if (f2p.length > 0 && f2pPassed === f2p.length && p2p.every((t) => t.passed)) {

@@ -6,6 +6,8 @@ import { type Interval, wilson } from './wilson.js';
 /** The fields statistics read from a trial (a subset of the stored TrialRecord). */
 export interface TrialOutcome {
   task_id: string;
+  /** The agent that ran it; a run of several agents (`--agent nanocoder,bare`) groups by it. */
+  agent?: string;
   provider: string;
   model: string;
   mode: string;

@@ -50,7 +50,7 @@ export const planFacts = (run: Pick<RunRecord, 'config'>): StoredPlanFacts =>
 const JSON_COLS = ['files_changed', 'flags', 'details'] as const;
 
 /** What reports and the viewer read of a trial: its outcome and the proxy's counts. */
-const OUTCOME_COLUMNS = `task_id, provider, model, mode, attempt, status, score, label, flags, error,
+const OUTCOME_COLUMNS = `task_id, agent, provider, model, mode, attempt, status, score, label, flags, error,
   error_stage, error_code,
   json_extract(details, '$.proxy.tokens.input') AS tokens_in,
   json_extract(details, '$.proxy.tokens.output') AS tokens_out,
@@ -121,6 +121,7 @@ function malformedJson(db: Database.Database, path: string, e: unknown): UserErr
 export type TrialOutcomeRow = Pick<
   TrialRecord,
   | 'task_id'
+  | 'agent'
   | 'provider'
   | 'model'
   | 'mode'

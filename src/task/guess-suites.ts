@@ -128,8 +128,10 @@ function installCommand(repo: RepoView, dir: string, pkg: Record<string, unknown
   }
   if (pm.startsWith('yarn@') || has('yarn.lock')) {
     const version = pm.startsWith('yarn@') ? pm.slice(5) : '1';
+    // The npm package `yarn` stops at 1.x; Yarn 2 and later are published as @yarnpkg/cli-dist
+    // (`npx yarn@4.12.0` fails with "No matching version": seen mining kpdecker/jsdiff).
     return (major(version) ?? 1) >= 2
-      ? `npx --yes yarn@${version} install --immutable`
+      ? `npx --yes -p @yarnpkg/cli-dist@${version} yarn install --immutable`
       : `npx --yes yarn@${version} install --frozen-lockfile`;
   }
   if (has('package-lock.json') || has('npm-shrinkwrap.json')) return 'npm ci';

@@ -63,6 +63,7 @@ export async function runAgent(
         provider: spec.provider,
         model: spec.model,
         attempt: spec.attempt,
+        agent: spec.agent,
         endpoint: endpoint && {
           baseUrl: endpoint.baseUrl,
           apiKey: endpoint.apiKey,

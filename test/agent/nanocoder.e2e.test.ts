@@ -1,7 +1,8 @@
 // End-to-end with the REAL Nanocoder binary against the scripted model server. Runs are
 // sequential (one file) and few: each costs about a second of Node 22 start-up plus the run.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NanocoderAgent } from '../../src/agent/nanocoder.js';
@@ -210,6 +211,30 @@ describe('Nanocoder adapter with the real binary', () => {
       expect(r.durationMs).toBe(0);
     } finally {
       t.cleanup();
+    }
+  });
+
+  it('writes the compile cache once, then a trial compiles through it', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'nb-compile-cache-'));
+    const t = makeTrialDirs({ 'hello.txt': 'helo world\n' });
+    const entries = (dir: string) =>
+      readdirSync(dir).flatMap((d) => readdirSync(path.join(dir, d))).length;
+    try {
+      const cached = new NanocoderAgent({ killGraceMs: 1000, compileCacheRoot: root });
+      const { compileCache } = await cached.prepare();
+      expect(compileCache).toBeDefined();
+      expect(readdirSync(root)).toEqual([path.basename(compileCache!)]); // no warm-up left over
+      const warmed = entries(compileCache!);
+      expect(warmed).toBeGreaterThan(1000); // Nanocoder's module graph
+      const r = await cached.run(trialContext(t, { model: MODEL, endpoint: endpoint('fix') }));
+      expect(r.exitKind).toBe('success');
+      expect(r.meta?.compileCache).toBe(compileCache);
+      // Unsandboxed the directory is writable: the modules only a real run loads were added to
+      // it, so this was the trial's compile cache (in a sandbox it is read-only).
+      expect(entries(compileCache!)).toBeGreaterThan(warmed);
+    } finally {
+      t.cleanup();
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

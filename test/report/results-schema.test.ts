@@ -36,7 +36,7 @@ describe('schemas/results.schema.json', () => {
       tool_calls: null,
       files_read: null,
     });
-    expect(out).toMatchObject({ nanobench_version: expect.any(String), scoring_rules_version: 3 });
+    expect(out).toMatchObject({ nanobench_version: expect.any(String), scoring_rules_version: 4 });
     const r = nanobench(['report', out.run_id, '--db', db, '--format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);

@@ -30,6 +30,16 @@ describe('rule 1: halted before any edit', () => {
     const r = score(input({ agentExit: 'context_exceeded', filesChanged: [] }));
     expect(r).toMatchObject({ label: 'context_window_exceeded', score: 0, confidenceLevel: '3' });
   });
+  // Scoring rules 4: the bare agent's unusable answer is its own label, in either mode.
+  it("the bare agent's unusable answer with nothing changed is unusable_edit", () => {
+    for (const mode of ['hinted', 'navigation'] as const)
+      expect(score(input({ mode, agentExit: 'unusable_edit', filesChanged: [] }))).toMatchObject({
+        label: 'unusable_edit',
+        score: 0,
+      });
+    // Something changed after all (a write failed half-way): graded as any change is.
+    expect(score(input({ agentExit: 'unusable_edit' })).label).toBe('incorrect_fix');
+  });
   // Scoring rules 3: a provider's refusal is never the model's score (an infra error before
   // the rules run, src/trial/agent.ts), so rule 1 no longer takes rate limits or quotas.
   it('a rate limit or an exhausted quota is not rule 1 any more', () => {

@@ -81,6 +81,23 @@ describe('guessSuites: JavaScript and TypeScript runners', () => {
     expect(g.install_command).toBe('npx --yes yarn@1 install --frozen-lockfile');
   });
 
+  it('yarn 2 and later from packageManager: the @yarnpkg/cli-dist package, not `yarn` (1.x only)', () => {
+    const g = guessSuites(
+      repo({
+        'package.json': JSON.stringify({
+          scripts: { test: 'mocha test/**/*.js' },
+          devDependencies: { mocha: '10' },
+          packageManager: 'yarn@4.12.0+sha512.abc',
+        }),
+        'yarn.lock': '',
+      }),
+      ['test/a.js'],
+    );
+    expect(g.install_command).toBe(
+      'npx --yes -p @yarnpkg/cli-dist@4.12.0 yarn install --immutable',
+    );
+  });
+
   it('tap: coverage off in the way its major version spells it', () => {
     const t18 = guessSuites(repo({ 'package.json': pkg('tap', { tap: '^18.6.1' }) }), [
       'test/a.js',

@@ -11,15 +11,18 @@ import {
   powerSentence,
   pText,
   ruleSentence,
+  USAGE_NOTE,
 } from '../../report/compare-words.js';
 import {
   ciText,
+  costChangeText,
   modelName,
   NON_DET_MARK,
   passedText,
   pct,
   ppInterval,
   ppText,
+  tokensChangeText,
 } from '../../report/format.js';
 import type { Comparison, GroupComparison } from '../../stats/compare.js';
 import type { TaskWeightedRate } from '../../stats/tasks.js';
@@ -32,6 +35,30 @@ const verdictClass = (v: string | null) =>
 
 const rateText = (r: TaskWeightedRate) =>
   r.pass_rate === null ? '—' : `${pct(r.pass_rate)} [${ciText(r.ci95)}]`;
+
+/**
+ * The compare table's headers, in the order of Row's cells, as `nanobench compare` names them;
+ * true: a number column (right-aligned, its header too).
+ */
+export const COLUMNS: [string, boolean][] = [
+  ['model', false],
+  ['mode', false],
+  ['tasks', true],
+  ['base, each task once [95% CI]', true],
+  ['candidate [95% CI]', true],
+  ['Δ pass rate, paired [95% CI]', true],
+  ['tokens / trial (Δ)', true],
+  ['cost / trial (Δ)', true],
+  ['cost / solved trial (Δ)', true],
+  ['p (Holm)', true],
+  ['paired', false],
+  ['trials passed, base → candidate [95% CI]', true],
+  ['overlap', false],
+  ['verdict (rule)', false],
+  ['detectable', true],
+  ['mean score', true],
+  ['infra errors (base / candidate)', true],
+];
 
 const Row: FC<{ g: GroupComparison; name: string }> = ({ g, name }) => {
   const p = g.paired;
@@ -49,6 +76,9 @@ const Row: FC<{ g: GroupComparison; name: string }> = ({ g, name }) => {
       <td class="num">
         {p.tasks ? `${ppText(p.pass_rate.estimate)} ${ppInterval(p.pass_rate.ci95)}` : '—'}
       </td>
+      <td class="num usage">{tokensChangeText(g.usage)}</td>
+      <td class="num usage">{costChangeText(g.usage, 'trial')}</td>
+      <td class="num usage">{costChangeText(g.usage, 'solved')}</td>
       <td class="num">{p.p_holm === null ? '—' : pText(p.p_holm)}</td>
       <td>
         <span class={`paired-verdict ${verdictClass(p.verdict)}`}>
@@ -87,8 +117,8 @@ const Shifts: FC<{ c: Comparison }> = ({ c }) => {
       <thead>
         <tr>
           <th>label</th>
-          <th>base</th>
-          <th>candidate</th>
+          <th class="num">base</th>
+          <th class="num">candidate</th>
           <th />
         </tr>
       </thead>
@@ -152,20 +182,9 @@ export const ComparePageView: FC<{ base: RunRecord; candidate: RunRecord; c: Com
         <table id="compare-table">
           <thead>
             <tr>
-              <th>model</th>
-              <th>mode</th>
-              <th>tasks</th>
-              <th>base, each task once [95% CI]</th>
-              <th>candidate [95% CI]</th>
-              <th>Δ pass rate, paired [95% CI]</th>
-              <th>p (Holm)</th>
-              <th>paired</th>
-              <th>trials passed, base → candidate [95% CI]</th>
-              <th>overlap</th>
-              <th>verdict (rule)</th>
-              <th>detectable</th>
-              <th>mean score</th>
-              <th>infra errors (base / candidate)</th>
+              {COLUMNS.map(([h, num]) => (
+                <th class={num ? 'num' : undefined}>{h}</th>
+              ))}
             </tr>
           </thead>
           <tbody>
@@ -174,6 +193,9 @@ export const ComparePageView: FC<{ base: RunRecord; candidate: RunRecord; c: Com
             ))}
           </tbody>
         </table>
+        <p class="meta" id="usage-note">
+          {USAGE_NOTE}
+        </p>
       </section>
       <section>
         <h2>Label shifts (share of scored trials, all groups together)</h2>

@@ -240,8 +240,8 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
             <tr>
               <th>label</th>
               <th>confidence level</th>
-              <th>trials</th>
-              <th>share of {r.taxonomy.scored} scored</th>
+              <th class="num">trials</th>
+              <th class="num">share of {r.taxonomy.scored} scored</th>
             </tr>
           </thead>
           <tbody>
@@ -276,7 +276,7 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
             <table id="errors-table">
               <thead>
                 <tr>
-                  <th>trials</th>
+                  <th class="num">trials</th>
                   <th>stage/code</th>
                   <th>first message</th>
                   <th>example</th>
@@ -353,15 +353,15 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
         <table id="trials-table">
           <thead>
             <tr>
-              <th>trial</th>
+              <th class="num">trial</th>
               <th>task</th>
               <th>model</th>
               <th>mode</th>
-              <th>#</th>
+              <th class="num">#</th>
               <th>result</th>
-              <th>score</th>
-              <th>tokens in / out</th>
-              <th>time</th>
+              <th class="num">score</th>
+              <th class="num">tokens in / out</th>
+              <th class="num">time</th>
               <th>flags</th>
             </tr>
           </thead>

@@ -434,9 +434,9 @@ function Tests({ p }: { p: TrialPage }) {
             <tr>
               <th>suite</th>
               <th>status</th>
-              <th>exit code</th>
-              <th>tests reported</th>
-              <th>time</th>
+              <th class="num">exit code</th>
+              <th class="num">tests reported</th>
+              <th class="num">time</th>
             </tr>
           </thead>
           <tbody>
