@@ -11,7 +11,8 @@
 //   npm run bench:run                    (builds first; the defaults)
 //   node bench/run.mjs [--runs 8] [--delay 1500] [--old]
 // --old: today's behaviour before issue 27, one pool of two trials (NANOBENCH_ONE_POOL=1,
-// --concurrency 2), for the README's table.
+// --concurrency 2), for the README's table. NANOBENCH_COMPILE_CACHE=off node bench/run.mjs: the
+// trials without Nanocoder's compile cache (src/agent/compile-cache.ts), for the same table.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';

@@ -84,10 +84,10 @@ export const agentsWaitOn = (value: string): AgentEntry['waitsOn'] =>
 export const agentEntry = (agent: string): AgentEntry | undefined =>
   AGENTS.find((a) => (a.name.endsWith(':') ? agent.startsWith(a.name) : agent === a.name));
 
-/** "nanocoder | oracle | nop | command:<shell>", for --help. */
+/** "nanocoder | bare | oracle | nop | command:<shell>", for --help. */
 export const agentUsage = (sep = ' | ') => AGENTS.map((a) => a.usage).join(sep);
 
-/** "nanocoder, oracle, nop or command:<shell>", for an error message. */
+/** "nanocoder, bare, oracle, nop or command:<shell>", for an error message. */
 export const agentList = () => {
   const u = AGENTS.map((a) => a.usage);
   return `${u.slice(0, -1).join(', ')} or ${u[u.length - 1]}`;

@@ -1,4 +1,4 @@
-// The Agent interface. Every agent (nanocoder, oracle, nop, command) returns the same record,
+// The Agent interface. Every agent (nanocoder, bare, oracle, nop, command) returns the same record,
 // so the verifier and scorer never need to know which one ran.
 
 import type { ProviderKind } from '../provider/kinds.js';

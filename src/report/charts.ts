@@ -5,7 +5,7 @@ import { BarChart, CustomChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, MarkLineComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
-import { modelName } from './format.js';
+import { modelName, rowName } from './format.js';
 import type { ModelRow } from './model.js';
 import type { NavigationDelta } from './navigation.js';
 import type { Taxonomy } from './taxonomy.js';
@@ -122,7 +122,7 @@ const categoryAxis = (data: string[]) => ({
 
 /** Pass rate per model and mode (each task once), with its 95% interval over tasks. */
 export function scoreChart(models: ModelRow[], agent: string): string {
-  const cats = models.map((m) => `${modelName(m.provider, m.model, agent)} · ${m.mode}`);
+  const cats = models.map((m) => `${rowName(m, agent)} · ${m.mode}`);
   const modes = [...new Set(models.map((m) => m.mode))];
   const bars = modes.map((mode) => ({
     type: 'bar',
@@ -158,7 +158,7 @@ export function scoreChart(models: ModelRow[], agent: string): string {
 
 /** Share of each failure label among scored trials, one stacked bar per model and mode. */
 export function taxonomyChart(t: Taxonomy, agent: string): string {
-  const cats = t.groups.map((g) => `${modelName(g.provider, g.model, agent)} · ${g.mode}`);
+  const cats = t.groups.map((g) => `${rowName(g, agent)} · ${g.mode}`);
   const series = t.labels.map((l, i) => ({
     type: 'bar',
     name: l.label,
@@ -184,7 +184,7 @@ export function taxonomyChart(t: Taxonomy, agent: string): string {
 
 /** Hinted minus navigation pass rate per model, with its 95% interval (Newcombe). */
 export function navigationChart(deltas: NavigationDelta[], agent: string): string {
-  const cats = deltas.map((d) => modelName(d.provider, d.model, agent));
+  const cats = deltas.map((d) => rowName(d, agent));
   const bar = {
     type: 'bar',
     name: 'hinted − navigation',

@@ -85,7 +85,7 @@ function navigationSection(r: Report): string {
   const agent = r.run.agent;
   const rows = r.navigation_delta.map(
     (d) =>
-      `<tr>${td(esc(modelName(d.provider, d.model, agent)))}${num(String(d.tasks))}${num(`${passedText(d.hinted)} ${ciText(d.hinted.ci95)}`)}${num(`${passedText(d.navigation)} ${ciText(d.navigation.ci95)}`)}${num(`${ppText(d.delta.estimate)} ${ppInterval(d.delta)}`)}${num(d.mean_delta === null ? '—' : d.mean_delta.toFixed(2))}${td(d.distinguishable ? '<span class="finding">distinguishable</span>' : 'not distinguishable from noise')}</tr>`,
+      `<tr>${td(esc(rowName(d, agent)))}${num(String(d.tasks))}${num(`${passedText(d.hinted)} ${ciText(d.hinted.ci95)}`)}${num(`${passedText(d.navigation)} ${ciText(d.navigation.ci95)}`)}${num(`${ppText(d.delta.estimate)} ${ppInterval(d.delta)}`)}${num(d.mean_delta === null ? '—' : d.mean_delta.toFixed(2))}${td(d.distinguishable ? '<span class="finding">distinguishable</span>' : 'not distinguishable from noise')}</tr>`,
   );
   return `<section id="navigation"><h2>Navigation delta (hinted − navigation)</h2>
 <figure>${navigationChart(r.navigation_delta, agent)}<figcaption>Positive: the model passes less often when it must find the files itself. Whiskers: 95% interval on the difference (Newcombe). A finding needs the two Wilson intervals not to overlap, a stricter test, so a whisker clear of 0 can still be called noise.</figcaption></figure>

@@ -96,8 +96,15 @@ export interface Leaderboard {
   alpha: number;
 }
 
+/**
+ * A row's agent is the trial's (a run of `--agent nanocoder,bare` gives a row to each), and its
+ * Nanocoder version only when that agent is Nanocoder.
+ */
+const agentOf = (e: LeaderboardEntry, t: ReportTrial) => t.agent ?? e.agent;
+const versionOf = (e: LeaderboardEntry, t: ReportTrial) =>
+  agentOf(e, t) === 'bare' ? null : e.nanocoder_version;
 const rowKey = (e: LeaderboardEntry, t: ReportTrial) =>
-  joinKey(e.agent, t.provider, t.model, e.nanocoder_version ?? '');
+  joinKey(agentOf(e, t), t.provider, t.model, versionOf(e, t) ?? '');
 
 interface Group {
   agent: string;
@@ -113,10 +120,10 @@ function groupsOf(entries: readonly LeaderboardEntry[]): Group[] {
   for (const e of entries)
     for (const t of e.trials) {
       const g = getOrInit(by, rowKey(e, t), () => ({
-        agent: e.agent,
+        agent: agentOf(e, t),
         provider: t.provider,
         model: t.model,
-        nanocoder_version: e.nanocoder_version,
+        nanocoder_version: versionOf(e, t),
         runs: new Map(),
         trials: [],
       }));

@@ -118,7 +118,7 @@ function modelsSection(r: Report): string[] {
 function navigationSection(r: Report): string[] {
   if (!r.navigation_delta.length) return [];
   const rows = r.navigation_delta.map((d) => [
-    mdCell(modelName(d.provider, d.model, r.run.agent)),
+    mdCell(rowName(d, r.run.agent)),
     String(d.tasks),
     `${passedText(d.hinted)} ${ciText(d.hinted.ci95)}`,
     `${passedText(d.navigation)} ${ciText(d.navigation.ci95)}`,

@@ -13,6 +13,8 @@ import {
 import { differenceInterval, type Interval, overlaps } from '../stats/wilson.js';
 
 export interface NavigationDelta {
+  /** The agent, when the trials name it (a run of several agents has a delta per agent). */
+  agent?: string;
   provider: string;
   model: string;
   /** Tasks run in both modes (the paired set the delta is computed on). */
@@ -30,7 +32,7 @@ export function navigationDeltas(trials: TrialOutcome[]): NavigationDelta[] {
   // model -> task -> modes present
   const modes = new Map<string, Map<string, Set<string>>>();
   for (const t of trials) {
-    const m = joinKey(t.provider, t.model);
+    const m = joinKey(t.provider, t.model, t.agent ?? '');
     const tasks = getOrInit(modes, m, () => new Map<string, Set<string>>());
     getOrInit(tasks, t.task_id, () => new Set<string>()).add(t.mode);
   }
@@ -41,7 +43,7 @@ export function navigationDeltas(trials: TrialOutcome[]): NavigationDelta[] {
   }
   if (tallies.size === 0) return [];
   for (const t of trials) {
-    const m = joinKey(t.provider, t.model);
+    const m = joinKey(t.provider, t.model, t.agent ?? '');
     const g = tallies.get(m);
     const s = modes.get(m)?.get(t.task_id);
     if (!g || !s || !(s.has('hinted') && s.has('navigation'))) continue;
@@ -51,10 +53,11 @@ export function navigationDeltas(trials: TrialOutcome[]): NavigationDelta[] {
   return [...tallies]
     .sort((a, b) => (a[0] < b[0] ? -1 : 1))
     .map(([m, g]) => {
-      const [provider, model] = splitKey(m);
+      const [provider, model, agent] = splitKey(m);
       const h = g.hinted.rate();
       const n = g.navigation.rate();
       return {
+        ...(agent && { agent }),
         provider,
         model,
         tasks: g.tasks,

@@ -13,6 +13,8 @@ export interface TaxonomyRow {
 }
 
 export interface TaxonomyGroup {
+  /** The agent, when the trials name it (a run of several agents has a group per agent). */
+  agent?: string;
   provider: string;
   model: string;
   mode: string;
@@ -42,11 +44,12 @@ export const levelOf = (label: string): string =>
 export function taxonomy(trials: TrialOutcome[]): Taxonomy {
   const all = new Tally();
   for (const t of trials) all.add(t);
-  const groups = [...tallyBy(trials, (t) => joinKey(t.provider, t.model, t.mode))]
-    .map(([k, tally]) => {
-      const [provider, model, mode] = splitKey(k);
+  const groups = [...tallyBy(trials, (t) => joinKey(t.provider, t.model, t.mode, t.agent ?? ''))]
+    .map(([k, tally]): TaxonomyGroup => {
+      const [provider, model, mode, agent] = splitKey(k);
       const r = tally.rate();
       return {
+        ...(agent && { agent }),
         provider,
         model,
         mode,
@@ -56,7 +59,10 @@ export function taxonomy(trials: TrialOutcome[]): Taxonomy {
       };
     })
     .sort((a, b) =>
-      joinKey(a.provider, a.model, a.mode) < joinKey(b.provider, b.model, b.mode) ? -1 : 1,
+      joinKey(a.provider, a.model, a.mode, a.agent ?? '') <
+      joinKey(b.provider, b.model, b.mode, b.agent ?? '')
+        ? -1
+        : 1,
     );
   const r = all.rate();
   return {

@@ -235,7 +235,7 @@ export function resolveRunConfig(datasets: string[], o: RunOptionsInput): RunCon
     if (o.model?.length)
       throw new UserError(
         'BAD_OPTION',
-        `--model applies only to LLM agents (nanocoder), not to ${agent}`,
+        `--model applies only to LLM agents (nanocoder, bare), not to ${agent}`,
       );
     models = [{ provider: 'none', model: 'none' }];
   }
@@ -328,7 +328,7 @@ function proxyOptions(agent: string, o: RunOptionsInput) {
   ];
   const given = flags.find(([k]) => o[k] !== undefined);
   if (given && !isLlmAgent(agent))
-    throw new UserError('BAD_OPTION', `${given[1]} applies only to LLM agents (nanocoder)`);
+    throw new UserError('BAD_OPTION', `${given[1]} applies only to LLM agents (nanocoder, bare)`);
   const file = o.providersConfig ?? DEFAULT_PROVIDERS_FILE;
   // Named but missing: refused even when this run would not read it (a typo must not pass).
   if (o.providersConfig !== undefined && !existsSync(file))

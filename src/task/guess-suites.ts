@@ -4,6 +4,7 @@
 // (`nanobench validate` runs the suites, so a wrong guess fails loudly).
 import { posix } from 'node:path';
 import { jestCommand, mochaCommand, pytestCommand } from './argv-free.js';
+import { buildPlan, type PackageManager } from './build-steps.js';
 import { checkOnlyInstall, debianPackage, pythonNeeds } from './python-deps.js';
 import type { ResultFormat } from './schema.js';
 import {
@@ -101,10 +102,7 @@ function jsInstall(
   dir: string,
   own: Record<string, unknown>,
 ): { command: string; dir: string } | null {
-  const ownLock = LOCK_FILES.some((f) => repo.files.has(rel(dir, f)));
-  const fromRoot = dir !== '' && !ownLock && LOCK_FILES.some((f) => repo.files.has(f));
-  const where = fromRoot ? '' : dir;
-  const pkg = fromRoot ? parsePkg(repo.read('package.json')) : own;
+  const { dir: where, pkg } = installRoot(repo, dir, own);
   const deps = {
     ...(pkg.dependencies as object),
     ...(pkg.devDependencies as object),
@@ -116,24 +114,38 @@ function jsInstall(
   return { command, dir: where };
 }
 
-function installCommand(repo: RepoView, dir: string, pkg: Record<string, unknown>): string {
+/** The package manager a package's install uses: packageManager, else its lock file. */
+function packageManager(repo: RepoView, dir: string, pkg: Record<string, unknown>): PackageManager {
   const pm = typeof pkg.packageManager === 'string' ? pkg.packageManager.split('+')[0] : '';
   const has = (f: string) => repo.files.has(rel(dir, f)) || repo.files.has(f);
   if (pm.startsWith('pnpm@') || has('pnpm-lock.yaml')) {
     const lock = repo.read(rel(dir, 'pnpm-lock.yaml')) ?? repo.read('pnpm-lock.yaml') ?? '';
     const lockMajor = major(/lockfileVersion:\s*'?([\d.]+)/.exec(lock)?.[1]);
     const guess = lockMajor === 9 ? '9' : lockMajor === 6 ? '8' : lockMajor === 5 ? '7' : '9';
-    const version = pm.startsWith('pnpm@') ? pm.slice(5) : guess;
-    return `npx --yes pnpm@${version} install --frozen-lockfile`;
+    return { kind: 'pnpm', version: pm.startsWith('pnpm@') ? pm.slice(5) : guess };
   }
-  if (pm.startsWith('yarn@') || has('yarn.lock')) {
-    const version = pm.startsWith('yarn@') ? pm.slice(5) : '1';
+  if (pm.startsWith('yarn@') || has('yarn.lock'))
+    return { kind: 'yarn', version: pm.startsWith('yarn@') ? pm.slice(5) : '1' };
+  return { kind: 'npm' };
+}
+
+/** Where a package's install runs and the package.json that decides it (monorepos: the root). */
+function installRoot(repo: RepoView, dir: string, own: Record<string, unknown>) {
+  const ownLock = LOCK_FILES.some((f) => repo.files.has(rel(dir, f)));
+  const fromRoot = dir !== '' && !ownLock && LOCK_FILES.some((f) => repo.files.has(f));
+  return fromRoot ? { dir: '', pkg: parsePkg(repo.read('package.json')) } : { dir, pkg: own };
+}
+
+function installCommand(repo: RepoView, dir: string, pkg: Record<string, unknown>): string {
+  const pm = packageManager(repo, dir, pkg);
+  const has = (f: string) => repo.files.has(rel(dir, f)) || repo.files.has(f);
+  if (pm.kind === 'pnpm') return `npx --yes pnpm@${pm.version} install --frozen-lockfile`;
+  if (pm.kind === 'yarn')
     // The npm package `yarn` stops at 1.x; Yarn 2 and later are published as @yarnpkg/cli-dist
     // (`npx yarn@4.12.0` fails with "No matching version": seen mining kpdecker/jsdiff).
-    return (major(version) ?? 1) >= 2
-      ? `npx --yes -p @yarnpkg/cli-dist@${version} yarn install --immutable`
-      : `npx --yes yarn@${version} install --frozen-lockfile`;
-  }
+    return (major(pm.version) ?? 1) >= 2
+      ? `npx --yes -p @yarnpkg/cli-dist@${pm.version} yarn install --immutable`
+      : `npx --yes yarn@${pm.version} install --frozen-lockfile`;
   if (has('package-lock.json') || has('npm-shrinkwrap.json')) return 'npm ci';
   return 'npm install';
 }
@@ -168,7 +180,12 @@ function jsSuite(
     inScript ??
     (['vitest', 'jest', 'mocha', 'tap', 'tape'] as const)
       .filter((r) => r in deps)
-      .map((runner) => ({ runner: runner as Runner, args: [] as string[], script: 'test' }))[0];
+      .map((runner) => ({
+        runner: runner as Runner,
+        args: [] as string[],
+        script: 'test',
+        before: [],
+      }))[0];
   // The suite's language is what most of its test files are written in: a PR that also touches
   // a type-level test file (never run by the suite) is still a JavaScript suite.
   const ts = testFiles.filter((f) => languageOf(f) === 'typescript').length;
@@ -201,12 +218,21 @@ function jsSuite(
       `none of the PR's test files is one a runner can be pointed at (${local.join(', ') || 'none'}); the script's own arguments were kept`,
     );
   const where = `${rel(dir, 'package.json')}${script ? ` (test script "${script}")` : ''}`;
+  const root = installRoot(repo, dir, pkg);
+  const build = buildFirst(
+    scripts,
+    found?.before ?? [],
+    packageManager(repo, root.dir, root.pkg),
+    builtImports(repo, dir, testFiles),
+  );
+  if (build.note) notes.push(build.note);
+  const run = (cmd: string) => inDir(dir, build.prefix + cmd);
   let suite: Omit<GuessedSuite, 'name'>;
   switch (found?.runner) {
     case 'vitest':
       suite = {
         ...base,
-        command: inDir(dir, `npx vitest run --reporter=json --outputFile=${RESULT_JSON}${tail}`),
+        command: run(`npx vitest run --reporter=json --outputFile=${RESULT_JSON}${tail}`),
         format: 'vitest-json',
         result_file: rel(dir, RESULT_JSON),
       };
@@ -214,10 +240,7 @@ function jsSuite(
     case 'jest':
       suite = {
         ...base,
-        command: inDir(
-          dir,
-          jestCommand(['--ci', '--json', `--outputFile=${RESULT_JSON}`, ...argList]),
-        ),
+        command: run(jestCommand(['--ci', '--json', `--outputFile=${RESULT_JSON}`, ...argList])),
         format: 'jest-json',
         result_file: rel(dir, RESULT_JSON),
       };
@@ -227,7 +250,7 @@ function jsSuite(
       const argvFree = mochaCommand(['--reporter', 'tap', ...argList], major(deps.mocha));
       suite = {
         ...base,
-        command: inDir(dir, argvFree ?? `npx mocha --reporter tap${tail}`),
+        command: run(argvFree ?? `npx mocha --reporter tap${tail}`),
         format: 'tap',
       };
       notes.push(
@@ -241,18 +264,18 @@ function jsSuite(
       const cov = (major(deps.tap) ?? 18) >= 18 ? '--disable-coverage' : '--no-coverage';
       suite = {
         ...base,
-        command: inDir(dir, `npx tap --reporter=tap ${cov}${tail}`),
+        command: run(`npx tap --reporter=tap ${cov}${tail}`),
         format: 'tap',
       };
       break;
     }
     case 'tape':
-      suite = { ...base, command: inDir(dir, `npx tape${tail}`), format: 'tap' };
+      suite = { ...base, command: run(`npx tape${tail}`), format: 'tap' };
       break;
     case 'node':
       suite = {
         ...base,
-        command: inDir(dir, `node --test --test-reporter=tap${tail}`),
+        command: run(`node --test --test-reporter=tap${tail}`),
         format: 'node-tap',
       };
       break;
@@ -267,6 +290,52 @@ function jsSuite(
       `suite from ${where}: runner ${found.runner}${fromScript ? '' : ' (from the dependencies; the script does not call it directly)'}, format ${suite.format}`,
     );
   return { suite, install: jsInstall(repo, dir, pkg) };
+}
+
+/**
+ * The directories of the package that the PR's test files import by a relative path but git does
+ * not hold: build output (`../../libesm/diff/word.js` -> "libesm").
+ */
+function builtImports(repo: RepoView, dir: string, testFiles: string[]): string[] {
+  const out = new Set<string>();
+  const spec = /(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+  for (const f of testFiles) {
+    for (const m of (repo.read(f) ?? '').matchAll(spec)) {
+      const target = posix.normalize(posix.join(posix.dirname(f), m[1]));
+      const local = dir ? posix.relative(dir, target) : target;
+      const top = local.split('/')[0];
+      if (!local.includes('/') || top === '..' || top === '') continue;
+      const held = [...repo.files].some((p) => p.startsWith(`${rel(dir, top)}/`));
+      if (!held) out.add(top);
+    }
+  }
+  return [...out].sort();
+}
+
+/**
+ * The build steps that precede the chosen runner in its script chain, as a prefix of the suite's
+ * command: their output goes to stderr (the runner's report stays alone on stdout), and `;`, not
+ * `&&`, so a failed build still leaves the runner to report the tests it breaks.
+ */
+function buildFirst(
+  scripts: Record<string, string>,
+  before: Parameters<typeof buildPlan>[1],
+  pm: PackageManager,
+  imported: string[],
+): { prefix: string; note?: string } {
+  const plan = buildPlan(scripts, before, pm, imported);
+  const list = (xs: string[]) => xs.map((x) => `"${x}"`).join(', ');
+  const left =
+    (plan.skipped.length ? `; left out as lint, check or test steps: ${list(plan.skipped)}` : '') +
+    (plan.unneeded.length
+      ? `; left out as writing nothing the tests import (${imported.map((d) => `${d}/`).join(', ')}): ${list(plan.unneeded)}`
+      : '');
+  if (plan.commands.length === 0)
+    return { prefix: '', note: left ? `nothing to build before the runner${left}` : undefined };
+  return {
+    prefix: `{ ${plan.commands.join('; ')}; } >&2; `,
+    note: `the test script builds before its runner: the suite runs ${plan.commands.map((c) => `"${c}"`).join(', ')} first, output to stderr${left}`,
+  };
 }
 
 const PY_ROOT_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'pytest.ini', 'tox.ini'];

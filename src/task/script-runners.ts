@@ -14,45 +14,82 @@ export interface Invocation {
   args: string[];
   /** The script it was found in, e.g. "test" or "test:unit". */
   script: string;
+  /**
+   * What the scripts do before it on the way there, in order: other scripts they call (and
+   * the `pre<name>` hook of every script entered) and plain commands (build-steps.ts picks the
+   * ones that build).
+   */
+  before: Step[];
 }
 
+/** A step of a script chain that is not a runner invocation. */
+export type Step =
+  | { kind: 'script'; name: string; hook?: boolean }
+  | { kind: 'command'; words: string[] };
+
 const SCRIPT_RUNNERS = /^(npm|pnpm|yarn|bun)$/;
+
+/** A script's commands, split where the shell would run the next one. */
+export const segments = (script: string): string[][] =>
+  script
+    .split(/&&|\|\||;|\|/)
+    .map((segment) => segment.trim().split(/\s+/).filter(Boolean))
+    .filter((words) => words.length > 0);
+
+/** The script a package-manager word calls (`npm run x`, `yarn x`, `npm test`), if it is one. */
+export function calledScript(words: string[], i: number, scripts: Record<string, string>) {
+  let next = words[i + 1];
+  if (next === 'run' || next === 'run-script') next = words[i + 2];
+  return next !== undefined && Object.hasOwn(scripts, next) ? next : undefined;
+}
 
 /** Every runner invocation a script makes, in order, following `npm run <script>`. */
 export function invocations(
   scripts: Record<string, string>,
   name = 'test',
   seen: Set<string> = new Set(),
+  before: Step[] = [],
 ): Invocation[] {
   const script = scripts[name];
   if (script === undefined || seen.has(name)) return [];
   seen.add(name);
   const out: Invocation[] = [];
-  for (const segment of script.split(/&&|\|\||;|\|/)) {
-    const words = segment.trim().split(/\s+/).filter(Boolean);
+  // npm (and Yarn 1) run `pre<name>` before every script they run.
+  const local: Step[] = Object.hasOwn(scripts, `pre${name}`)
+    ? [{ kind: 'script', name: `pre${name}`, hook: true }]
+    : [];
+  const reached = () => [...before, ...local];
+  for (const words of segments(script)) {
+    let step: Step | undefined = { kind: 'command', words };
     for (let i = 0; i < words.length; i++) {
       const w = words[i].replace(/^.*\/node_modules\/\.bin\//, '');
       if (SCRIPT_RUNNERS.test(w)) {
         // npm run x / npm run-script x / npm test / pnpm x / yarn x / yarn run x
-        let next = words[i + 1];
-        if (next === 'run' || next === 'run-script') next = words[i + 2];
-        if (next === 'test' && w === 'npm') next = 'test';
-        if (next && next in scripts) out.push(...invocations(scripts, next, seen));
+        const next = calledScript(words, i, scripts);
+        if (next === undefined) break; // a binary through the package manager: `yarn tsc`
+        const sub = invocations(scripts, next, seen, reached());
+        out.push(...sub);
+        step = sub.length ? undefined : { kind: 'script', name: next };
         break;
       }
       if (w === 'node' && words.slice(i + 1).includes('--test')) {
-        out.push({
-          runner: 'node',
-          args: words.slice(i + 1).filter((a) => a !== '--test'),
-          script: name,
-        });
+        const args = words.slice(i + 1).filter((a) => a !== '--test');
+        out.push({ runner: 'node', args, script: name, before: reached() });
+        step = undefined;
         break;
       }
       if ((RUNNERS as readonly string[]).includes(w) && w !== 'node') {
-        out.push({ runner: w as Runner, args: words.slice(i + 1), script: name });
+        out.push({
+          runner: w as Runner,
+          args: words.slice(i + 1),
+          script: name,
+          before: reached(),
+        });
+        step = undefined;
         break;
       }
     }
+    if (step) local.push(step);
   }
   return out;
 }

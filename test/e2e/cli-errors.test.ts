@@ -20,7 +20,7 @@ describe('CLI errors', () => {
   it('an unknown agent', () =>
     expectUserError(
       ['run', 'examples', '--agent', 'claude', '--db', db],
-      /--agent must be nanocoder, oracle, nop or command/,
+      /--agent must be nanocoder, bare, oracle, nop or command/,
     ));
   it('a bad --runs', () =>
     expectUserError(

@@ -4,12 +4,15 @@
 // reporter options out of process.argv. (2) A standard-library-only Python package (setuptools
 // backend, src layout): nothing is installed (no Python registry here), the tests run from the
 // checkout. The JavaScript runners come from the npm registry, as every real JS task's do.
+// (3) Tests that import what the package's build script writes: the suite builds first, through
+// npm, without the lint step before it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   buildArgvRepo,
+  buildBuiltRepo,
   buildStdlibPyRepo,
   type PrRepo,
 } from '../fixtures/mine/build-import-repos.mjs';
@@ -110,5 +113,15 @@ describe('task mine admits the import cases without a hand edit', () => {
       expect(pip.stderr).toMatch(
         /setuptools|Could not find a version|No matching distribution|connection/i,
       );
+  });
+
+  it('tests that import built files: the suite runs the build step first, not the lint', () => {
+    const repo = buildBuiltRepo(root);
+    const { row, task } = mineOne(repo, 'slugs');
+    expect(row, row.detail).toMatchObject({ status: 'admitted', fail_to_pass: 1, pass_to_pass: 1 });
+    expect(task.test_suites[0].command).toBe(
+      '{ npm run build; } >&2; node --test --test-reporter=tap test/slugify.test.js',
+    );
+    expect(task.fail_to_pass).toEqual(['js::collapses runs of whitespace']);
   });
 });
