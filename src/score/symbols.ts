@@ -1,5 +1,8 @@
 // Level-4 content signals: find the symbol named by a "missing symbol" failure, and recognise
 // interface mismatches. Pure string work over runner output; kept small and heavily tested.
+// Colour codes are taken out first: ts-jest prints its diagnostics coloured on the suite's
+// stderr ("\x1b[90m TS2304: \x1b[0mCannot find name ..."), seen on liquidjs in the selftest.
+import { stripAnsi } from '../verify/parsers/common.js';
 
 const IDENT = '[A-Za-z_$][A-Za-z0-9_$]*';
 
@@ -21,11 +24,14 @@ const MISSING_SYMBOL: RegExp[] = [
   new RegExp(`TS2339: Property '(${IDENT})' does not exist`, 'g'),
   new RegExp(`TS2305: Module .* has no exported member '(${IDENT})'`, 'g'),
   new RegExp(`TS2724: .* has no exported member named '(${IDENT})'`, 'g'),
+  // "Cannot find name 'x'." and its "Did you mean 'y'?" form: a name that exists nowhere
+  new RegExp(`TS(?:2304|2552): Cannot find name '(${IDENT})'`, 'g'),
 ];
 const NOT_A_FUNCTION = /([^\s'"`]+) is not a function/g;
 
 /** Every symbol that a failure text says is missing, in order of appearance, de-duplicated. */
-export function missingSymbols(text: string): string[] {
+export function missingSymbols(raw: string): string[] {
+  const text = stripAnsi(raw);
   const found: string[] = [];
   for (const re of MISSING_SYMBOL) for (const m of text.matchAll(re)) found.push(m[1]);
   for (const m of text.matchAll(NOT_A_FUNCTION)) {
@@ -63,9 +69,13 @@ const INTERFACE_MISMATCH: RegExp[] = [
   /The (?:"[^"]+"(?:, "[^"]+")*(?: and "[^"]+")?|first|second|third) (?:arguments?|property) must be (?:of type|an instance of|one of type|specified)/,
   /TS2345:/,
   /TS2554:/,
+  // `new` on something that is no constructor, as the type checker says it (ts-jest, tsc)
+  /TS7009:/,
+  /TS2350:/,
 ];
 
-export function isInterfaceMismatch(text: string): boolean {
+export function isInterfaceMismatch(raw: string): boolean {
+  const text = stripAnsi(raw);
   return INTERFACE_MISMATCH.some((re) => re.test(text));
 }
 

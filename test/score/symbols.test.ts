@@ -25,6 +25,12 @@ describe('missingSymbols', () => {
     ],
     ["src/x.ts(1,1): error TS2339: Property 'sizeOf' does not exist on type 'Foo'.", 'sizeOf'],
     ["error TS2305: Module '\"./m\"' has no exported member 'Thing'.", 'Thing'],
+    // ts-jest's coloured diagnostic on stderr (liquidjs, selftest of nanobench-v1)
+    [
+      "\x1b[96msrc/filters/math.ts\x1b[0m:\x1b[93m21\x1b[0m:\x1b[93m1\x1b[0m - \x1b[91merror\x1b[0m\x1b[90m TS2304: \x1b[0mCannot find name 'nbUndefined3735'.",
+      'nbUndefined3735',
+    ],
+    ["src/a.ts(2,1): error TS2552: Cannot find name 'roundTo'. Did you mean 'round'?", 'roundTo'],
   ])('%s -> %s', (text, sym) => {
     expect(missingSymbols(text)).toContain(sym);
   });
@@ -51,6 +57,9 @@ describe('isInterfaceMismatch', () => {
     "TypeError: apply() missing 1 required positional argument: 'rate'",
     'TypeError: Money is not a constructor',
     "error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
+    // ts-jest's coloured diagnostics (liquidjs: `new Math.max()` at module level)
+    "\x1b[91merror\x1b[0m\x1b[90m TS7009: \x1b[0m'new' expression, whose target lacks a construct signature, implicitly has an 'any' type.",
+    "src/a.ts(1,1): error TS2350: Only a void function can be called with the 'new' keyword.",
   ])('%s', (text) => expect(isInterfaceMismatch(text)).toBe(true));
   it('is false for a plain assertion', () =>
     expect(isInterfaceMismatch('AssertionError: 3 != 4')).toBe(false));
