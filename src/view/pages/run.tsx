@@ -9,7 +9,6 @@ import {
   costPerSolvedText,
   costPerTrialText,
   halfWidthText,
-  modelName,
   NO_EVIDENCE_MARK,
   NON_DET_MARK,
   PRE_CUTOFF_MARK,
@@ -17,6 +16,7 @@ import {
   pct,
   plural,
   precisionSentence,
+  rowName,
   score2,
   taskRateText,
   tokensText,
@@ -74,7 +74,7 @@ const Cell: FC<{ c: MatrixCell; p: RunPage }> = ({ c, p }) => {
   const cellFilter = { ...p.filters, model: modelKey(c), task: c.task_id, mode: c.mode };
   return (
     <tr class={cls && `cell-${cls}`}>
-      <td>{modelName(c.provider, c.model, p.report.run.agent)}</td>
+      <td>{rowName(c, p.report.run.agent)}</td>
       <td>{c.task_id}</td>
       <td>{c.mode}</td>
       <td class="res">{c.pass_at_1 === null ? '—' : c.pass_at_1 ? 'pass' : 'fail'}</td>
@@ -110,7 +110,7 @@ const TrialLine: FC<{ t: TrialIndexRow; p: RunPage }> = ({ t, p }) => {
         </a>
       </td>
       <td>{t.task_id}</td>
-      <td>{modelName(t.provider, t.model, p.report.run.agent)}</td>
+      <td>{rowName(t, p.report.run.agent)}</td>
       <td>{t.mode}</td>
       <td class="num">{t.attempt}</td>
       <td class={label === 'pass' ? 'pass' : label === INFRA_ERROR ? 'warn' : 'fail'}>{result}</td>
@@ -212,7 +212,7 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
               <tr>
                 <td>
                   <a href={runHref(p.run.id, { model: modelKey(m), mode: m.mode })}>
-                    {modelName(m.provider, m.model, r.run.agent)}
+                    {rowName(m, r.run.agent)}
                   </a>
                   {m.rate.non_deterministic ? <span class="mark"> {NON_DET_MARK}</span> : ''}
                 </td>
