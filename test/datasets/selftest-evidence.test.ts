@@ -6,10 +6,10 @@
 // full selftest of nanobench-v1 found"); a new one fails.
 //
 // The full selftest ran on the 31 tasks of nanobench-v1 1.0.0 (archive/1.0.0/selftest): every one
-// of them must have it. Version 2.0.0 came after it: its 19 tasks unchanged since 1.0.0 carry that
-// evidence, the 86 new or reworded ones have none yet (a full selftest is about three hours of
-// this machine), so for the current version every evidence file must be current and its
-// mismatches the known ones, and DATASET.md names what is missing.
+// of them must have it. For the current version (2.2.0, 107 active tasks) 19 tasks unchanged
+// since 1.0.0 carry that evidence and the selftest of 2026-12-03 recorded it for 72 more;
+// every evidence file must be current and its mismatches the known ones, and the tasks still
+// without it are listed (WITHOUT_EVIDENCE).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSelftestEvidence, selftestEvidenceStatus } from '../../src/derived/evidence.js';
@@ -21,6 +21,28 @@ const KNOWN_MISMATCHES: Record<string, string> = {
   'zod-5440': "zod's vitest type tests pass with a run-time break: partial_fix_only",
   'zod-6376': "zod's vitest type tests pass with a run-time break: incorrect_fix",
 };
+
+// The active tasks of the current version that have no selftest evidence yet (the selftest of
+// 2026-12-03 did not reach them: see docs/DATASET.md, "Selftest evidence"). The list only
+// shrinks: a task that gains evidence must leave it, and a task missing from it must have some.
+const WITHOUT_EVIDENCE = [
+  'harfbuzz-6156',
+  'htslib-1861',
+  'ninja-2540',
+  'prettier-18813',
+  'prettier-19171',
+  'prettier-19350',
+  'prettier-19384',
+  'quickjs-1554',
+  'svelte-18309',
+  'svelte-18400',
+  'svelte-18431',
+  'svelte-18582',
+  'svelte-18620',
+  'svelte-18667',
+  'svelte-18678',
+  'vuejs-core-13125',
+];
 
 const statusOf = (dir: string) =>
   loadDataset(dir)
@@ -51,7 +73,8 @@ describe('selftest evidence of nanobench-v1', () => {
     expect(problems, 'run: nanobench selftest DATASET --mirror DIR --record-evidence').toEqual([]);
     const mismatched = status.filter((p) => p.status === 'mismatch').map((p) => p.id);
     for (const id of mismatched) expect(Object.keys(KNOWN_MISMATCHES)).toContain(id);
-    // The tasks unchanged since 1.0.0 keep the evidence recorded on them.
-    expect(status.filter((p) => p.status === 'ok' || p.status === 'mismatch').length).toBe(19);
+    // Every other active task has evidence: those unchanged since 1.0.0 keep theirs, the rest
+    // were recorded by the selftest of 2.2.0.
+    expect(status.filter((p) => p.status === 'missing').map((p) => p.id)).toEqual(WITHOUT_EVIDENCE);
   });
 });
