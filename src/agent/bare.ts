@@ -13,6 +13,7 @@ import { agentEnv } from './agent-env.js';
 import { BARE_PROMPT_VERSION, BARE_SYSTEM_PROMPT, MAX_BARE_READS } from './bare-format.js';
 import type { BareJob, BareReport } from './bare-main.js';
 import { sandboxPaths } from './nanocoder.js';
+import { refusedRun } from './refused-run.js';
 import { summarizeToolUse } from './tool-use.js';
 import type { Agent, AgentContext, AgentResult, ExitKind } from './types.js';
 
@@ -127,16 +128,7 @@ export class BareAgent implements Agent {
       maxReads: this.maxReads,
       nodePath: this.nodePath,
     };
-    const refuse = (infraError: string): AgentResult => ({
-      exitCode: null,
-      exitKind: 'error',
-      stdout: '',
-      stderr: '',
-      durationMs: 0,
-      timedOut: false,
-      infraError,
-      meta,
-    });
+    const refuse = (infraError: string) => refusedRun(infraError, meta);
     if (!ctx.endpoint) return refuse('bare needs ctx.endpoint (scripted model server or proxy)');
     const kind = ctx.endpoint.kind ?? DEFAULT_KIND;
     if (kind !== 'openai-compatible')

@@ -16,6 +16,7 @@ import { classifyNanocoderExit } from './nanocoder-exit.js';
 import { prepareKind } from './nanocoder-kinds.js';
 import { parseNanocoderReport } from './nanocoder-report.js';
 import { type NodeRuntime, resolveNodeRuntime } from './node-runtime.js';
+import { refusedRun } from './refused-run.js';
 import { summarizeToolUse } from './tool-use.js';
 import type { Agent, AgentContext, AgentResult } from './types.js';
 
@@ -245,16 +246,7 @@ export class NanocoderAgent implements Agent {
     // its tune/alwaysAllow/systemPrompt settings do win over ours: keep a trace of it.
     if (existsSync(path.join(ctx.workspace, 'agents.config.json')))
       meta.workspaceAgentsConfig = true;
-    const refuse = (infraError: string): AgentResult => ({
-      exitCode: null,
-      exitKind: 'error',
-      stdout: '',
-      stderr: '',
-      durationMs: 0,
-      timedOut: false,
-      infraError,
-      meta,
-    });
+    const refuse = (infraError: string) => refusedRun(infraError, meta);
     if (!ctx.endpoint)
       return refuse('nanocoder needs ctx.endpoint (scripted model server or proxy)');
     if (!/^[a-zA-Z0-9_-]+$/.test(ctx.provider))
