@@ -9,8 +9,12 @@ export type PackageManager = { kind: 'npm' } | { kind: 'yarn' | 'pnpm'; version:
 
 const major = (version: string) => Number(/(\d+)/.exec(version)?.[1] ?? 1);
 
-/** The package manager's command prefix, as the install calls it (Yarn 2+ is not on PATH). */
-function pmPrefix(pm: PackageManager): string {
+/**
+ * The package manager's command prefix, for the install and the build steps alike. Yarn 2+ is
+ * not on PATH, and the npm package `yarn` stops at 1.x: Yarn 2 and later are published as
+ * @yarnpkg/cli-dist (`npx yarn@4.12.0` fails with "No matching version": seen mining jsdiff).
+ */
+export function pmPrefix(pm: PackageManager): string {
   if (pm.kind === 'npm') return 'npm';
   if (pm.kind === 'pnpm') return `npx --yes pnpm@${pm.version}`;
   return major(pm.version) >= 2

@@ -4,7 +4,7 @@
 // (`nanobench validate` runs the suites, so a wrong guess fails loudly).
 import { posix } from 'node:path';
 import { jestCommand, mochaCommand, pytestCommand } from './argv-free.js';
-import { buildPlan, type PackageManager } from './build-steps.js';
+import { buildPlan, type PackageManager, pmPrefix } from './build-steps.js';
 import { checkOnlyInstall, debianPackage, pythonNeeds } from './python-deps.js';
 import type { ResultFormat } from './schema.js';
 import {
@@ -139,13 +139,9 @@ function installRoot(repo: RepoView, dir: string, own: Record<string, unknown>) 
 function installCommand(repo: RepoView, dir: string, pkg: Record<string, unknown>): string {
   const pm = packageManager(repo, dir, pkg);
   const has = (f: string) => repo.files.has(rel(dir, f)) || repo.files.has(f);
-  if (pm.kind === 'pnpm') return `npx --yes pnpm@${pm.version} install --frozen-lockfile`;
+  if (pm.kind === 'pnpm') return `${pmPrefix(pm)} install --frozen-lockfile`;
   if (pm.kind === 'yarn')
-    // The npm package `yarn` stops at 1.x; Yarn 2 and later are published as @yarnpkg/cli-dist
-    // (`npx yarn@4.12.0` fails with "No matching version": seen mining kpdecker/jsdiff).
-    return (major(pm.version) ?? 1) >= 2
-      ? `npx --yes -p @yarnpkg/cli-dist@${pm.version} yarn install --immutable`
-      : `npx --yes yarn@${pm.version} install --frozen-lockfile`;
+    return `${pmPrefix(pm)} install ${(major(pm.version) ?? 1) >= 2 ? '--immutable' : '--frozen-lockfile'}`;
   if (has('package-lock.json') || has('npm-shrinkwrap.json')) return 'npm ci';
   return 'npm install';
 }
