@@ -115,9 +115,10 @@ export async function validateTask(
   // schema always runs: nothing else can be judged without the task.
   for (const gate of GATES.filter((g) => g.id === 'schema' || !only || only.includes(g.id))) {
     const started = Date.now();
-    const blocker = gate.needs.find((n) =>
-      results.some((r) => r.gate === n && r.status !== 'pass'),
-    );
+    // Every gate needs the task schema loads, whether or not it lists it (`--only controls` on
+    // a task whose schema fails skips controls instead of failing inside it).
+    const needs: GateId[] = gate.id === 'schema' ? [] : ['schema', ...gate.needs];
+    const blocker = needs.find((n) => results.some((r) => r.gate === n && r.status !== 'pass'));
     const failed = failFast ? results.find((r) => r.status === 'fail') : undefined;
     let r: GateResult;
     if (blocker)

@@ -151,6 +151,17 @@ describe('task import from a scripted fixture PR', () => {
     expect(v.gates.slice(1).every((g) => g.status === 'skip')).toBe(true);
   });
 
+  it('--only a later gate on an unfilled import: skipped for the schema, not an internal error', () => {
+    // Found validating a task `task mine` wrote (kpdecker/jsdiff #701): exit 70 before.
+    const { code, tasks } = validateJson([taskFile('ledger-good'), '--only', 'controls']);
+    expect(code).toBe(1);
+    const v = tasks[taskFile('ledger-good')];
+    expect(v.gates.map((g) => [g.gate, g.status])).toEqual([
+      ['schema', 'fail'],
+      ['controls', 'skip'],
+    ]);
+  });
+
   it('an admissible task passes every gate; --write records fail_to_pass and pass_to_pass', () => {
     fill(taskFile('ledger-good'));
     const { code, tasks } = validateJson([taskFile('ledger-good'), '--write']);
