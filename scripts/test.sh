@@ -72,7 +72,14 @@ export NANOBENCH_TEST_CHROMIUM=$CHROMIUM
 # The sandbox tests run wherever bwrap can create a sandbox, and fail rather than skip as root,
 # in CI, or when asked (NANOBENCH_REQUIRE_BWRAP=1). A user whose kernel forbids unprivileged user
 # namespaces gets them skipped, with the fix.
-if bwrap_err=$(bwrap --unshare-all --cap-drop ALL --ro-bind / / -- /bin/true 2>&1); then
+# The probe binds the system directories as the sandbox does, not `/`: a recursive bind of `/`
+# fails whenever a mount below it vanishes meanwhile, which says nothing about bwrap.
+bwrap_probe=(--unshare-all --cap-drop ALL)
+for d in /usr /bin /sbin /lib /lib64 /etc; do
+  if [ -L "$d" ]; then bwrap_probe+=(--symlink "$(readlink "$d")" "$d")
+  elif [ -d "$d" ]; then bwrap_probe+=(--ro-bind "$d" "$d"); fi
+done
+if bwrap_err=$(bwrap "${bwrap_probe[@]}" -- /bin/true 2>&1); then
   export NANOBENCH_REQUIRE_BWRAP=1
 elif is_root || [ -n "${CI:-}" ] || [ "${NANOBENCH_REQUIRE_BWRAP:-}" = 1 ]; then
   say "bubblewrap cannot create a sandbox on this machine: $bwrap_err"

@@ -2,25 +2,31 @@
 // NANOBENCH_REQUIRE_BWRAP is set (npm test sets it wherever bwrap works, and refuses to run as
 // root or in CI without it): then a missing or broken bwrap fails loudly instead.
 import { execFileSync } from 'node:child_process';
+import { toolchain } from '../../src/workspace/sandbox/toolchain.js';
+
+/**
+ * The probe binds what the sandbox itself binds (the system directories), not `/`: a recursive
+ * bind of `/` also rebinds every mount below it, and one that vanishes meanwhile (a container
+ * test's overlay, a workspace unmounted by a test running alongside) fails the probe, not bwrap.
+ */
+function probeArgs(): string[] {
+  const { symlinks, readOnly } = toolchain(undefined, []);
+  return [
+    '--unshare-all',
+    '--cap-drop',
+    'ALL',
+    ...readOnly.flatMap((d) => ['--ro-bind', d, d]),
+    ...symlinks.flatMap(([target, dest]) => ['--symlink', target, dest]),
+    '--',
+    '/bin/sh',
+    '-c',
+    'exit 0',
+  ];
+}
 
 function bwrapWorks(): string | undefined {
   try {
-    execFileSync(
-      'bwrap',
-      [
-        '--unshare-all',
-        '--cap-drop',
-        'ALL',
-        '--ro-bind',
-        '/',
-        '/',
-        '--',
-        '/bin/sh',
-        '-c',
-        'exit 0',
-      ],
-      { stdio: 'pipe' },
-    );
+    execFileSync('bwrap', probeArgs(), { stdio: 'pipe' });
     return undefined;
   } catch (e) {
     const err = e as { stderr?: Buffer; message: string };
