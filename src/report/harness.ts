@@ -5,9 +5,8 @@
 // the harness the candidate), Holm-corrected over the groups tested; both label distributions
 // side by side; tokens and cost per solved task (src/stats/usage.ts).
 import { getOrInit, joinKey, splitKey, Tally, type TrialOutcome } from '../stats/aggregate.js';
-import { FAMILY_ALPHA } from '../stats/compare.js';
-import { familyVerdicts } from '../stats/holm.js';
-import { MIN_PAIRED_TASKS, type PairedDifference, pairedDifference } from '../stats/paired.js';
+import { MIN_PAIRED_TASKS, type PairedDifference } from '../stats/paired.js';
+import { pairedFamily } from '../stats/paired-family.js';
 import { type TaskWeightedRate, taskResults, taskWeightedRate } from '../stats/tasks.js';
 import { type UsageSummary, type UsageTrial, usageSummary } from '../stats/usage.js';
 
@@ -56,19 +55,10 @@ export function harnessDeltas(trials: Iterable<Trial>): HarnessDelta[] {
     for (const [agent, h] of [...byAgent].sort(([x], [y]) => (x < y ? -1 : 1)))
       if (agent !== BASELINE_AGENT) pairs.push({ key, harness: agent, h, b });
   }
-  const paired = pairs.map((p) => pairedDifference(taskResults(p.b), taskResults(p.h)));
-  const inFamily = paired.map((d) => d.tasks >= MIN_PAIRED_TASKS);
-  const family = familyVerdicts(
-    paired
-      .filter((_, i) => inFamily[i])
-      .map((d) => ({ p_value: d.test.p_value, direction: d.direction })),
-    FAMILY_ALPHA,
-  );
-  let next = 0;
+  const paired = pairedFamily(pairs.map((p) => [taskResults(p.b), taskResults(p.h)] as const));
   return pairs.map((p, i) => {
     const [provider, model, mode] = splitKey(p.key);
     const d = paired[i];
-    const v = inFamily[i] ? family[next++] : undefined;
     const harness = side(p.harness, p.h);
     const bare = side(BASELINE_AGENT, p.b);
     return {
@@ -83,14 +73,13 @@ export function harnessDeltas(trials: Iterable<Trial>): HarnessDelta[] {
         pass_rate: d.pass_rate,
         tasks_changed: d.tasks_changed,
         p_value: d.test.p_value,
-        p_holm: v?.p_holm ?? null,
-        verdict: !v
-          ? null
-          : v.verdict === 'improvement'
+        p_holm: d.p_holm,
+        verdict:
+          d.verdict === 'improvement'
             ? 'harness better'
-            : v.verdict === 'regression'
+            : d.verdict === 'regression'
               ? 'bare better'
-              : v.verdict,
+              : d.verdict,
       },
       label_shift: labelShift(harness.labels, bare.labels),
     };

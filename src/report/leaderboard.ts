@@ -10,8 +10,8 @@
 // false order. Comparing with every row above, not only the adjacent one, keeps a row measured
 // on few tasks from bridging two rows that the data do separate.
 import { getOrInit, joinKey, type Rate, rateOf } from '../stats/aggregate.js';
-import { familyVerdicts } from '../stats/holm.js';
-import { MIN_PAIRED_TASKS, pairedDifference, pairTasks } from '../stats/paired.js';
+import { pairTasks } from '../stats/paired.js';
+import { type PairedVerdict, pairedFamily } from '../stats/paired-family.js';
 import {
   type TaskResult,
   type TaskWeightedRate,
@@ -195,44 +195,44 @@ function pooledOn(results: readonly TaskResult[], tasks: Set<string>) {
 }
 
 /** One pair: the paired test where enough tasks are shared, else the overlap rule on them. */
-function compareRows(above: readonly TaskResult[], below: readonly TaskResult[], i: number) {
-  const d = pairedDifference(above, below, { alpha: LEADERBOARD_ALPHA });
-  const base = {
-    above: i,
-    shared_tasks: d.tasks,
-    difference: d.pass_rate.estimate,
-    p_value: null,
-    p_holm: null,
-    separated: false,
-  };
-  if (d.tasks >= MIN_PAIRED_TASKS)
-    return { sep: { ...base, rule: 'paired' as const, p_value: d.test.p_value }, d };
+function separation(
+  above: readonly TaskResult[],
+  below: readonly TaskResult[],
+  i: number,
+  d: PairedVerdict,
+): Separation {
+  const base = { above: i, shared_tasks: d.tasks, difference: d.pass_rate.estimate };
+  if (d.verdict !== null)
+    return {
+      ...base,
+      p_value: d.test.p_value,
+      p_holm: d.p_holm,
+      separated: d.verdict === 'regression',
+      rule: 'paired',
+    };
   const shared = new Set(pairTasks(above, below).map((p) => p.task_id));
   const a = pooledOn(above, shared);
   const b = pooledOn(below, shared);
   const separated = shared.size > 0 && !overlaps(a, b) && b.high < a.low;
-  return { sep: { ...base, rule: 'overlap' as const, separated }, d: undefined };
+  return { ...base, p_value: null, p_holm: null, separated, rule: 'overlap' };
 }
 
 /**
  * Every row against every row above it (out[i]: row i against rows 0..i-1). The paired tests of
- * all pairs form one Holm family. Only "the row below is worse beyond noise" separates: a
- * "better" finding (possible when coverage differs: ordered on all its tasks, compared on the
- * shared ones) does not.
+ * all pairs form one Holm family (src/stats/paired-family.ts). Only "the row below is worse beyond
+ * noise" separates: a "better" finding (possible when coverage differs: ordered on all its tasks,
+ * compared on the shared ones) does not.
  */
 export function separations(results: readonly TaskResult[][]): Separation[][] {
+  const pairs: [above: number, below: number][] = [];
+  for (let i = 1; i < results.length; i++) for (let j = 0; j < i; j++) pairs.push([j, i]);
+  const paired = pairedFamily(
+    pairs.map(([j, i]) => [results[j], results[i]] as const),
+    LEADERBOARD_ALPHA,
+  );
   const out: Separation[][] = results.map(() => []);
-  const tested: { sep: Separation; p_value: number; direction: 'worse' | 'better' | 'none' }[] = [];
-  for (let i = 1; i < results.length; i++)
-    for (let j = 0; j < i; j++) {
-      const { sep, d } = compareRows(results[j], results[i], j);
-      out[i].push(sep);
-      if (d) tested.push({ sep, p_value: d.test.p_value, direction: d.direction });
-    }
-  const verdicts = familyVerdicts(tested, LEADERBOARD_ALPHA);
-  tested.forEach(({ sep }, k) => {
-    sep.p_holm = verdicts[k].p_holm;
-    sep.separated = verdicts[k].verdict === 'regression';
+  pairs.forEach(([j, i], k) => {
+    out[i].push(separation(results[j], results[i], j, paired[k]));
   });
   return out;
 }

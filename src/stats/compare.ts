@@ -19,8 +19,7 @@ import {
   Tally,
   type TrialOutcome,
 } from './aggregate.js';
-import { familyVerdicts } from './holm.js';
-import { MIN_PAIRED_TASKS, type PairedDifference, pairedDifference } from './paired.js';
+import { FAMILY_ALPHA, type PairedVerdict, pairedFamily } from './paired-family.js';
 import { MIN_RUNS_TIER_3_4, undersampled } from './sampling.js';
 import { type TaskWeightedRate, taskResults, taskWeightedRate } from './tasks.js';
 import { type UsageComparison, type UsageTrial, usageComparison } from './usage.js';
@@ -29,8 +28,6 @@ import { overlaps, type Verdict, verdict, wilson } from './wilson.js';
 /** Which verdict decides: the paired test (default) or the whitepaper's interval overlap. */
 export type Rule = 'paired' | 'overlap';
 export const RULES: readonly Rule[] = ['paired', 'overlap'];
-/** Family-wise false-alarm level over the groups of one comparison. */
-export const FAMILY_ALPHA = 0.05;
 
 export interface LabelShift {
   label: string;
@@ -38,16 +35,6 @@ export interface LabelShift {
   candidate: { count: number; share: number | null };
   /** The Wilson intervals of the two shares do not overlap. */
   distinguishable: boolean;
-}
-
-export interface PairedVerdict extends PairedDifference {
-  /** Holm-adjusted p-value over the groups tested; null when the group was not tested. */
-  p_holm: number | null;
-  /**
-   * null: fewer than MIN_PAIRED_TASKS shared tasks, too few for the paired test to ever reach
-   * its level; the overlap rule decides the group.
-   */
-  verdict: Verdict | null;
 }
 
 export interface GroupComparison {
@@ -179,33 +166,18 @@ function groupFigures(key: string, g: GroupTrials) {
 }
 
 /**
- * The paired verdicts of a comparison's groups: groups with at least MIN_PAIRED_TASKS shared
- * tasks form the family (its size is fixed by the design, before any outcome is looked at),
- * Holm-corrected at FAMILY_ALPHA; the rest fall back to the overlap rule.
+ * The paired verdicts of a comparison's groups (src/stats/paired-family.ts); a group with too
+ * few shared tasks for the paired test falls back to the overlap rule.
  */
 function groupVerdicts(figures: ReturnType<typeof groupFigures>[], rule: Rule): GroupComparison[] {
-  const shared = figures.map((f) => {
-    const cand = new Set(f.cTasks.filter((t) => t.scored > 0).map((t) => t.task_id));
-    return f.bTasks.filter((t) => t.scored > 0 && cand.has(t.task_id)).length;
-  });
-  const tested = shared.filter((n) => n >= MIN_PAIRED_TASKS).length;
-  const alpha = FAMILY_ALPHA / Math.max(1, tested);
-  const paired = figures.map((f) => pairedDifference(f.bTasks, f.cTasks, { alpha }));
-  const inFamily = paired.map((_, i) => shared[i] >= MIN_PAIRED_TASKS);
-  const family = familyVerdicts(
-    paired
-      .filter((_, i) => inFamily[i])
-      .map((p) => ({ p_value: p.test.p_value, direction: p.direction })),
-    FAMILY_ALPHA,
-  );
-  let next = 0;
+  const paired = pairedFamily(figures.map((f) => [f.bTasks, f.cTasks] as const));
   return figures.map(({ bTasks, cTasks, ...f }, i) => {
-    const v = inFamily[i] ? family[next++] : null;
+    const v = paired[i].verdict;
     const byOverlap = rule === 'overlap' || v === null;
     return {
       ...f,
-      paired: { ...paired[i], p_holm: v?.p_holm ?? null, verdict: v?.verdict ?? null },
-      verdict: byOverlap ? f.overlap.verdict : v.verdict,
+      paired: paired[i],
+      verdict: byOverlap ? f.overlap.verdict : v,
       verdict_rule: byOverlap ? 'overlap' : 'paired',
     };
   });
