@@ -11,7 +11,6 @@ import {
   DIMENSION_TITLES,
   EVIDENCE_WORDS,
   halfWidthText,
-  modelName,
   NO_EVIDENCE_MARK,
   NON_DET_MARK,
   PRE_CUTOFF_MARK,
@@ -124,11 +123,11 @@ function readingSection(r: Report): string {
   if (!g.models.length) return '';
   const rows = g.models.map(
     (m) =>
-      `<tr>${td(esc(modelName(m.provider, m.model, r.run.agent)))}${td(esc(m.mode))}${num(String(m.trials))}${num(m.files_read_mean === null ? '—' : `${m.files_read_mean.toFixed(1)} / ${m.files_read_max}`)}${num(m.required_read_mean === null ? '—' : pct(m.required_read_mean))}${num(String(m.insufficient_context_read))}</tr>`,
+      `<tr>${td(esc(rowName(m, r.run.agent)))}${td(esc(m.mode))}${num(String(m.trials))}${num(m.files_read_mean === null ? '—' : `${m.files_read_mean.toFixed(1)} / ${m.files_read_max}`)}${num(m.required_read_mean === null ? '—' : pct(m.required_read_mean))}${num(String(m.insufficient_context_read))}</tr>`,
   );
   const examples = g.examples.map(
     (e) =>
-      `<li>${esc(`${e.task_id} · ${modelName(e.provider, e.model, r.run.agent)} · ${e.mode} #${e.attempt}: ${e.text}`)}</li>`,
+      `<li>${esc(`${e.task_id} · ${rowName(e, r.run.agent)} · ${e.mode} #${e.attempt}: ${e.text}`)}</li>`,
   );
   return `<section id="reading"><h2>Context reading</h2><p>Files the agent read per scored trial (its read_file calls). insufficient_context_read is a navigation run that changed none of the required files, whatever it read (whitepaper §9.1, rule 2); one that read at least ${g.threshold} files is also flagged context_explosion.</p>
 ${tableHtml('reading-table', ['model', 'mode', 'trials with tool calls', 'files read (mean / max)', 'required files read (mean share)', 'insufficient_context_read'], rows)}${examples.length ? `<ul>${examples.join('')}</ul>` : ''}</section>`;
@@ -195,7 +194,7 @@ function integritySection(r: Report): string {
     .slice(0, MAX_FLAGGED_ROWS)
     .map(
       (t) =>
-        `<tr>${td(esc(t.task_id))}${td(esc(modelName(t.provider, t.model, r.run.agent)))}${td(esc(t.mode))}${num(String(t.attempt))}${td(esc(t.label ?? '—'))}${num(t.score === null ? '—' : String(t.score))}${td(esc(t.flags.join(', ')))}</tr>`,
+        `<tr>${td(esc(t.task_id))}${td(esc(rowName(t, r.run.agent)))}${td(esc(t.mode))}${num(String(t.attempt))}${td(esc(t.label ?? '—'))}${num(t.score === null ? '—' : String(t.score))}${td(esc(t.flags.join(', ')))}</tr>`,
     );
   const more = s.flagged.length - rows.length;
   return `<section id="integrity"><h2>Integrity</h2><p>${s.flagged.length} trial(s) touched what they should not have (integrity mode: ${esc(s.integrity_mode ?? 'flag')}; hardening undid it before grading).</p>

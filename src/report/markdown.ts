@@ -11,7 +11,6 @@ import {
   DIMENSION_TITLES,
   EVIDENCE_WORDS,
   halfWidthText,
-  modelName,
   NO_EVIDENCE_MARK,
   NON_DET_MARK,
   PRE_CUTOFF_MARK,
@@ -170,7 +169,7 @@ function readingSection(r: Report): string[] {
   const g = r.reading;
   if (!g.models.length) return [];
   const rows = g.models.map((m) => [
-    mdCell(modelName(m.provider, m.model, r.run.agent)),
+    mdCell(rowName(m, r.run.agent)),
     m.mode,
     String(m.trials),
     m.files_read_mean === null ? '—' : `${m.files_read_mean.toFixed(1)} / ${m.files_read_max}`,
@@ -202,7 +201,7 @@ function readingSection(r: Report): string[] {
         .slice(0, MAX_ERROR_LINES)
         .map(
           (e) =>
-            `- ${mdCell(e.task_id)} · ${mdCell(modelName(e.provider, e.model, r.run.agent))} · ${e.mode} #${e.attempt}: ${e.text}`,
+            `- ${mdCell(e.task_id)} · ${mdCell(rowName(e, r.run.agent))} · ${e.mode} #${e.attempt}: ${e.text}`,
         ),
     );
   if (g.labelled > Math.min(g.examples.length, MAX_ERROR_LINES))

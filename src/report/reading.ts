@@ -17,6 +17,8 @@ export interface TrialReading {
 }
 
 export interface ReadingRow {
+  /** The agent, when the trials name it (a run of several agents has a row per agent). */
+  agent?: string;
   provider: string;
   model: string;
   mode: string;
@@ -31,6 +33,7 @@ export interface ReadingRow {
 
 export interface ReadingExample {
   task_id: string;
+  agent?: string;
   provider: string;
   model: string;
   mode: string;
@@ -71,7 +74,8 @@ export function readingSummary(trials: (TrialOutcome & TrialReading)[]): Reading
   for (const t of trials) {
     if (t.status !== 'scored') continue;
     const r = readingOf(t);
-    const key = joinKey(t.provider, t.model, t.mode);
+    // Per agent too: a run of several agents never pools their reading.
+    const key = joinKey(t.provider, t.model, t.mode, t.agent ?? '');
     const g = getOrInit(groups, key, () => ({ n: 0, sum: 0, max: 0, share: 0, shareN: 0, icr: 0 }));
     if (t.label === 'insufficient_context_read') {
       g.icr++;
@@ -88,6 +92,7 @@ export function readingSummary(trials: (TrialOutcome & TrialReading)[]): Reading
     if (t.label === 'insufficient_context_read') {
       examples.push({
         task_id: t.task_id,
+        ...(t.agent !== undefined && { agent: t.agent }),
         provider: t.provider,
         model: t.model,
         mode: t.mode,
@@ -102,8 +107,9 @@ export function readingSummary(trials: (TrialOutcome & TrialReading)[]): Reading
   const models = [...groups]
     .filter(([, g]) => g.n > 0 || g.icr > 0)
     .map(([k, g]) => {
-      const [provider, model, mode] = splitKey(k);
+      const [provider, model, mode, agent] = splitKey(k);
       return {
+        ...(agent !== '' && { agent }),
         provider,
         model,
         mode,
@@ -115,7 +121,10 @@ export function readingSummary(trials: (TrialOutcome & TrialReading)[]): Reading
       };
     })
     .sort((a, b) =>
-      compareKeys(joinKey(a.provider, a.model, a.mode), joinKey(b.provider, b.model, b.mode)),
+      compareKeys(
+        joinKey(a.provider, a.model, a.mode, a.agent ?? ''),
+        joinKey(b.provider, b.model, b.mode, b.agent ?? ''),
+      ),
     );
   examples.sort(
     (a, b) =>

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { breakdowns, tokenBucket } from '../../src/report/breakdown.js';
 import { providerMatrix } from '../../src/report/matrix.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
 import { buildReport } from '../../src/report/model.js';
 import { navigationDeltas } from '../../src/report/navigation.js';
 import type { TaskMeta } from '../../src/report/task-meta.js';
@@ -280,6 +281,7 @@ describe('buildReport', () => {
     expect(r.reading.threshold).toBe(10);
     expect(r.reading.models).toEqual([
       {
+        agent: 'nanocoder',
         provider: 'p',
         model: 'm',
         mode: 'navigation',
@@ -310,6 +312,28 @@ describe('buildReport', () => {
       { tasks: { source: 'unavailable', tasks: {}, note: 'x' }, cutoffs: null },
     );
     expect(flat.reading.examples[0].text).toBe('read 20 files, none of the required ones');
+  });
+
+  it('files read per agent too: a run of several agents never pools their reading', () => {
+    const read = (count: number) => ({
+      details: { files_read: { count, bytes: 1, paths: [], required: [], required_total: 1 } },
+    });
+    const icr = { mode: 'navigation', label: 'insufficient_context_read', score: 0 };
+    const trials = [
+      trial({ ...icr, agent: 'nanocoder', ...read(30) }),
+      trial({ ...icr, agent: 'bare', ...read(2) }),
+    ];
+    const r = buildReport(run({ agent: 'nanocoder,bare' }), trials, {
+      tasks: { source: 'unavailable', tasks: {}, note: 'x' },
+      cutoffs: null,
+    });
+    expect(r.reading.models.map((m) => [m.agent, m.files_read_mean])).toEqual([
+      ['bare', 2],
+      ['nanocoder', 30],
+    ]);
+    const md = renderMarkdown(r);
+    expect(md).toContain('| bare · p/m | navigation | 1 | 2.0 / 2 |');
+    expect(md).toContain('- t1 · nanocoder · p/m · navigation #1: read 30 files');
   });
 
   it('follows the audit it is given: Level-4 labels collapse, and the report says on what', () => {
