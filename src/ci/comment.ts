@@ -13,15 +13,15 @@ import {
   auditSummary,
   stricterAudit,
 } from '../audit/policy.js';
-import { agentsOf, headline, powerSentence, pText, ruleSentence } from '../report/compare-words.js';
 import {
-  ciText,
-  costChangeText,
-  modelName,
-  ppInterval,
-  ppText,
-  tokensChangeText,
-} from '../report/format.js';
+  agentsOf,
+  groupModel,
+  headline,
+  powerSentence,
+  pText,
+  ruleSentence,
+} from '../report/compare-words.js';
+import { ciText, costChangeText, ppInterval, ppText, tokensChangeText } from '../report/format.js';
 import { readRunConfig } from '../run/stored-config.js';
 import { joinKey, type Rate, splitKey, tallyBy } from '../stats/aggregate.js';
 import { type Comparison, compareRuns, type Rule } from '../stats/compare.js';
@@ -81,7 +81,7 @@ function comparedTable(c: Comparison): string[] {
       ? `${ppText(p.pass_rate.estimate)} ${ppInterval(p.pass_rate.ci95)}${p.p_holm === null ? '' : `, p ${pText(p.p_holm)}`}`
       : '—';
     lines.push(
-      `| ${oneLine(modelName(g.provider, g.model, agents))} · ${g.mode} | ${p.tasks} | ${fmtTasks(g.base_tasks)} | ${fmtTasks(g.candidate_tasks)} | ${delta} | ${tokensChangeText(g.usage)} | ${costChangeText(g.usage, 'trial')} · ${costChangeText(g.usage, 'solved')} | ${p.verdict ?? 'cannot pair: overlap decides'} | ${fmtTrials(g.base)} → ${fmtTrials(g.candidate)}: ${g.overlap.verdict} |`,
+      `| ${oneLine(groupModel(g, agents))} · ${g.mode} | ${p.tasks} | ${fmtTasks(g.base_tasks)} | ${fmtTasks(g.candidate_tasks)} | ${delta} | ${tokensChangeText(g.usage)} | ${costChangeText(g.usage, 'trial')} · ${costChangeText(g.usage, 'solved')} | ${p.verdict ?? 'cannot pair: overlap decides'} | ${fmtTrials(g.base)} → ${fmtTrials(g.candidate)}: ${g.overlap.verdict} |`,
     );
   }
   return lines;

@@ -8,6 +8,7 @@ import type { TaskWeightedRate } from '../stats/tasks.js';
 import {
   agentsOf,
   detectableText,
+  groupModel,
   headline,
   powerSentence,
   pText,
@@ -17,7 +18,6 @@ import {
 import {
   ciText,
   costChangeText,
-  modelName,
   NON_DET_MARK,
   passedText,
   pct,
@@ -107,7 +107,7 @@ function labelShiftLines(c: Comparison): string[] {
 
 export function compareMarkdown(c: Comparison): string {
   const agents = agentsOf(c);
-  const name = (g: GroupComparison) => mdCell(modelName(g.provider, g.model, agents));
+  const name = (g: GroupComparison) => mdCell(groupModel(g, agents));
   const lines = [`# NanoBench compare: ${c.base.id} → ${c.candidate.id}`, ''];
   lines.push(`Result: ${mdCell(headline(c))}`, '', mdCell(ruleSentence(c)), '');
   if (c.groups.length) lines.push(mdCell(powerSentence(c)), '');

@@ -12,8 +12,14 @@ export function agentsOf(c: Comparison): string {
     : `${c.base.agent} → ${c.candidate.agent}`;
 }
 
+/** A group's model, after its agent when the comparison is per agent ("bare · p/m"). */
+export const groupModel = (g: GroupComparison, agents: string) =>
+  g.agent
+    ? `${g.agent} · ${modelName(g.provider, g.model, g.agent)}`
+    : modelName(g.provider, g.model, agents);
+
 export const groupLabel = (g: GroupComparison, agents: string) =>
-  `${modelName(g.provider, g.model, agents)} ${g.mode}`;
+  `${groupModel(g, agents)} ${g.mode}`;
 
 /** "0.004", "<0.001". */
 /** What the usage columns of a comparison count (compare's note, the viewer's compare page). */

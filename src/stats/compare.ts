@@ -3,7 +3,8 @@
 // the comparison) beside the whitepaper's interval-overlap verdict (the 95% Wilson intervals of
 // the pooled trials do not overlap), plus label shifts. `rule` picks which verdict counts;
 // groups with too few shared tasks to pair fall back to the overlap rule. Modes and models are
-// never pooled into a verdict. Only cells (provider, model, task, mode) present in both runs are
+// never pooled into a verdict, nor are agents when a run ran several (groups are then per agent,
+// matched by name). Only cells (provider, model, task, mode) present in both runs are
 // compared, so a changed task set can never pass for a change in the agent; tier 3-4 cells with
 // fewer than five scored runs on a side are left out of the verdicts (whitepaper §8.5: such scores
 // need five runs before a regression claim). What was left out, and runs scored by different
@@ -38,6 +39,11 @@ export interface LabelShift {
 }
 
 export interface GroupComparison {
+  /**
+   * The agent, when a run ran several (`--agent nanocoder,bare`): groups are then per agent,
+   * agents matched by name, so two agents' trials are never pooled into one verdict.
+   */
+  agent?: string;
   provider: string;
   model: string;
   mode: string;
@@ -142,13 +148,14 @@ interface GroupTrials {
 
 /** One group's figures before the family is known: rates, overlap verdict, task results. */
 function groupFigures(key: string, g: GroupTrials) {
-  const [provider, model, mode] = splitKey(key);
+  const [agent, provider, model, mode] = splitKey(key);
   const base = g.b.rate();
   const candidate = g.c.rate();
   const bTasks = taskResults(g.bTrials);
   const cTasks = taskResults(g.cTrials);
   const half = (r: Rate) => (r.ci95.high - r.ci95.low) / 2;
   return {
+    ...(agent !== '' && { agent }),
     provider,
     model,
     mode,
@@ -183,13 +190,22 @@ function groupVerdicts(figures: ReturnType<typeof groupFigures>[], rule: Rule): 
   });
 }
 
-const cellOf = (t: TrialOutcome) => joinKey(t.provider, t.model, t.mode, t.task_id);
-/** A cell key without its task: the group (provider, model, mode). */
+/**
+ * A trial's cell: (agent, provider, model, mode, task), the agent '' unless a run ran several
+ * (then agents are matched by name; else a run of one agent compares with one of another).
+ */
+const cellOf = (byAgent: boolean) => (t: TrialOutcome) =>
+  joinKey(byAgent ? (t.agent ?? '') : '', t.provider, t.model, t.mode, t.task_id);
+/** A cell key without its task: the group (agent, provider, model, mode). */
 const groupOfCell = (cell: string) => cell.slice(0, cell.lastIndexOf('\u0000'));
+/** "p/m mode", or "agent · p/m mode" in a comparison per agent. */
+const groupName = (agent: string | undefined, provider: string, model: string, mode: string) =>
+  `${agent ? `${agent} · ` : ''}${provider}/${model} ${mode}`;
 const show = (k: string) => {
-  const [p, m, mode] = splitKey(k);
-  return `${p}/${m} ${mode}`;
+  const [agent, p, m, mode] = splitKey(k);
+  return groupName(agent, p, m, mode);
 };
+const severalAgents = (r: RunSide) => new Set(r.trials.map((t) => t.agent ?? '')).size > 1;
 
 function str(x: unknown): string | undefined {
   return typeof x === 'string' || typeof x === 'number' ? String(x) : undefined;
@@ -285,7 +301,8 @@ export function compareRuns(
   const base = { ...baseRun, trials: applyAudit(baseRun.trials, audit?.agreement) };
   const cand = { ...candRun, trials: applyAudit(candRun.trials, audit?.agreement) };
   // Every trial's cell key, computed once (comparisons of thousands of trials run in loops).
-  const keys = { b: base.trials.map(cellOf), c: cand.trials.map(cellOf) };
+  const cellKey = cellOf(severalAgents(base) || severalAgents(cand));
+  const keys = { b: base.trials.map(cellKey), c: cand.trials.map(cellKey) };
   const baseCells = new Set(keys.b);
   const candCells = new Set(keys.c);
   const shared = (k: string) => baseCells.has(k) && candCells.has(k);
@@ -361,8 +378,8 @@ export function compareRuns(
   return c;
 }
 
-const nameOf = (g: Pick<GroupComparison, 'provider' | 'model' | 'mode'>) =>
-  `${g.provider}/${g.model} ${g.mode}`;
+const nameOf = (g: Pick<GroupComparison, 'agent' | 'provider' | 'model' | 'mode'>) =>
+  groupName(g.agent, g.provider, g.model, g.mode);
 
 /** What the comparison left out or could not do, after what differs between the runs. */
 function comparisonWarnings(c: Comparison): string[] {
@@ -422,9 +439,9 @@ function undersampledCells(
   const out = new Map<string, string>();
   for (const k of new Set(keys.b)) {
     if (!shared(k)) continue;
-    const [provider, model, mode, task] = splitKey(k);
+    const [agent, provider, model, mode, task] = splitKey(k);
     if (undersampled(tiers[task], Math.min(b.get(k) ?? 0, c.get(k) ?? 0)))
-      out.set(k, `${task} ${provider}/${model} ${mode}`);
+      out.set(k, `${task} ${groupName(agent, provider, model, mode)}`);
   }
   return out;
 }

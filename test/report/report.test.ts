@@ -1,8 +1,8 @@
 // The report model: matrix cells, breakdowns, navigation delta, taxonomy.
 import { describe, expect, it } from 'vitest';
 import { breakdowns, tokenBucket } from '../../src/report/breakdown.js';
-import { providerMatrix } from '../../src/report/matrix.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
+import { providerMatrix } from '../../src/report/matrix.js';
 import { buildReport } from '../../src/report/model.js';
 import { navigationDeltas } from '../../src/report/navigation.js';
 import type { TaskMeta } from '../../src/report/task-meta.js';

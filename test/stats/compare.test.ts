@@ -1,5 +1,6 @@
 // compare BASE -> CANDIDATE: paired and overlap verdicts per group, label shifts, and the caveats.
 import { describe, expect, it } from 'vitest';
+import { compareMarkdown } from '../../src/report/compare-markdown.js';
 import { compareRuns, datasetVersionDifference, type RunSide } from '../../src/stats/compare.js';
 import type { TrialRecord } from '../../src/store/store.js';
 import { cell, trial } from '../report/make-trials.js';
@@ -41,6 +42,32 @@ describe('verdicts', () => {
     ]);
     expect(byOverlap.groups[0].paired.verdict).toBe('regression'); // shown beside, not counted
     expect(byOverlap.regressions).toBe(0);
+  });
+
+  it('runs of several agents compare per agent, matched by name, never pooled', () => {
+    // Both runs ran nanocoder and bare: nanocoder lost 6 of 12 tasks, bare changed nothing.
+    // Pooled, the two agents would halve the drop into one group of 24 cells.
+    const c = compareRuns(
+      side([...tasks(BASE_12), ...tasks(BASE_12, { agent: 'bare' })], { agent: 'nanocoder,bare' }),
+      side(
+        [
+          ...tasks(CAND_12),
+          ...tasks(BASE_12, { agent: 'bare' }),
+          ...tasks([[1, 1]], { agent: 'x' }),
+        ],
+        { agent: 'nanocoder,bare,x' },
+      ),
+    );
+    expect(c.groups.map((g) => [g.agent, g.paired.tasks, g.paired.pass_rate.estimate])).toEqual([
+      ['bare', 12, 0],
+      ['nanocoder', 12, -0.5],
+    ]);
+    expect(c.groups[1].paired.p_holm).toBe((2 / 64) * 2); // a family of two groups
+    expect(c.only_in_candidate).toEqual(['x · p/m hinted']);
+    expect(compareMarkdown(c)).toMatch(/\| nanocoder · p\/m \| hinted \| 12 \|/);
+    // A run of one agent against a run of another still compares them (agents differ: a warning).
+    const across = compareRuns(side(tasks(BASE_12)), side(tasks(CAND_12, { agent: 'bare' })));
+    expect(across.groups.map((g) => [g.agent, g.paired.tasks])).toEqual([[undefined, 12]]);
   });
 
   it('family-wise: the same evidence in two groups is no longer enough (Holm)', () => {

@@ -7,6 +7,7 @@ import { auditSentence } from '../../audit/policy.js';
 import {
   agentsOf,
   detectableText,
+  groupModel,
   headline,
   powerSentence,
   pText,
@@ -16,7 +17,6 @@ import {
 import {
   ciText,
   costChangeText,
-  modelName,
   NON_DET_MARK,
   passedText,
   pct,
@@ -64,7 +64,10 @@ const Row: FC<{ g: GroupComparison; name: string }> = ({ g, name }) => {
   const p = g.paired;
   const mean = (x: number | null) => (x === null ? '—' : x.toFixed(2));
   return (
-    <tr data-group={`${g.provider}/${g.model} ${g.mode}`} data-rule={g.verdict_rule}>
+    <tr
+      data-group={`${g.agent ? `${g.agent} · ` : ''}${g.provider}/${g.model} ${g.mode}`}
+      data-rule={g.verdict_rule}
+    >
       <td>
         {name}
         {g.non_deterministic ? <span class="mark"> {NON_DET_MARK}</span> : ''}
@@ -189,7 +192,7 @@ export const ComparePageView: FC<{ base: RunRecord; candidate: RunRecord; c: Com
           </thead>
           <tbody>
             {c.groups.map((g) => (
-              <Row g={g} name={modelName(g.provider, g.model, agents)} />
+              <Row g={g} name={groupModel(g, agents)} />
             ))}
           </tbody>
         </table>
