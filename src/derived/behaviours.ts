@@ -159,7 +159,7 @@ function withStatement(
   return { ...change, edits };
 }
 
-const FINAL = (text: string): Step => ({ final: text });
+export const FINAL = (text: string): Step => ({ final: text });
 
 /** The replies of one behaviour on one task, or why it cannot be built. */
 export function behaviourSteps(d: DerivedTask, name: BehaviourName): Step[] | Unbuildable {
@@ -174,11 +174,22 @@ export function behaviourSteps(d: DerivedTask, name: BehaviourName): Step[] | Un
     default:
       break;
   }
-  if (isUnbuildable(d.golden)) return d.golden;
-  let change: GoldenChange | Unbuildable = d.golden;
-  if (name === 'hallucinated')
-    change = withStatement(d, d.golden, (lang) => hallucinatedCall(lang, d.undefinedNames[lang]));
-  if (name === 'interface') change = withStatement(d, d.golden, interfaceCall);
+  const change = behaviourChange(d, name);
   if (isUnbuildable(change)) return change;
   return [...editSteps(change), FINAL('The change is made.')];
+}
+
+/** The behaviours that change files. */
+export type ChangingBehaviour = Exclude<BehaviourName, 'nothing' | 'overflow' | 'wanderer'>;
+
+/** What a changing behaviour does to the files, as data (any agent's replies are built from it). */
+export function behaviourChange(
+  d: DerivedTask,
+  name: ChangingBehaviour,
+): GoldenChange | Unbuildable {
+  if (isUnbuildable(d.golden)) return d.golden;
+  if (name === 'hallucinated')
+    return withStatement(d, d.golden, (lang) => hallucinatedCall(lang, d.undefinedNames[lang]));
+  if (name === 'interface') return withStatement(d, d.golden, interfaceCall);
+  return d.golden;
 }

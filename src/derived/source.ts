@@ -7,6 +7,7 @@ import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { UserError } from '../util/errors.js';
 import { sourceCloneFor } from '../workspace/resolve-tasks.js';
+import { bareBehaviourSteps } from './bare-replies.js';
 import { baseTree } from './base-tree.js';
 import {
   type BehaviourName,
@@ -20,8 +21,11 @@ import type { Unbuildable } from './golden-edits.js';
 export interface DerivedSource {
   /** Derive a task's behaviours (once; later calls share the first). */
   prepare(lt: LoadedTask<ResolvedTask>): Promise<DerivedTask>;
-  /** The replies of a derived model on a prepared task; undefined for a task never prepared. */
-  steps(model: string, taskId: string): Promise<Step[] | Unbuildable | undefined>;
+  /**
+   * The replies of a derived model on a prepared task; undefined for a task never prepared.
+   * `bare`: to the bare agent (a request offering no tools), in its text format.
+   */
+  steps(model: string, taskId: string, bare?: boolean): Promise<Step[] | Unbuildable | undefined>;
 }
 
 export interface DerivedSourceOptions {
@@ -44,11 +48,12 @@ export function derivedSource(o: DerivedSourceOptions): DerivedSource {
   };
   return {
     prepare,
-    steps: async (model, taskId) => {
+    steps: async (model, taskId, bare = false) => {
       const name = derivedBehaviour(model);
       const entry = byTask.get(taskId);
       if (!name || !entry) return undefined;
-      return behaviourSteps(await entry.derived, name);
+      const derived = await entry.derived;
+      return bare ? bareBehaviourSteps(derived, name) : behaviourSteps(derived, name);
     },
   };
 }

@@ -74,6 +74,8 @@ export interface EndpointTrial {
   /** The trial's key in the plan (a cassette's header names it). */
   key: string;
   task: LoadedTask<ResolvedTask | HarborTask>;
+  /** The agent that plays it; the bare agent gets a derived model's replies in its format. */
+  agent?: string;
   provider: string;
   model: string;
   mode: Mode;
@@ -171,7 +173,7 @@ async function derivedFor(
         `scripted model "${spec.model}" cannot play Harbor task "${spec.task.task.task_id}": derived behaviours are built from a PR task's golden patch; leave the task out with --task`,
       );
     await source.prepare(spec.task as LoadedTask<ResolvedTask>);
-    const steps = await source.steps(spec.model, spec.task.task.task_id);
+    const steps = await source.steps(spec.model, spec.task.task.task_id, spec.agent === 'bare');
     if (steps && 'unbuildable' in steps)
       throw new UserError(
         'UNBUILDABLE',

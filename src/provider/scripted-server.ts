@@ -63,7 +63,12 @@ export interface ScriptedServerOptions {
 export interface DerivedReplies {
   /** Whether the server should answer for this model name. */
   serves(model: string): boolean;
-  steps(model: string, taskId: string): Promise<Step[] | { unbuildable: string } | undefined>;
+  /** `bare`: the request offers no tools (the bare agent's): the replies in its text format. */
+  steps(
+    model: string,
+    taskId: string,
+    bare: boolean,
+  ): Promise<Step[] | { unbuildable: string } | undefined>;
 }
 
 export interface ScriptedServer {
@@ -265,7 +270,9 @@ export async function startScriptedServer(
   ) {
     rec.stepIndex = SCRIPTED_FORMATS[rec.kind!].turns(body);
     const promptTokens = tokens(JSON.stringify(body));
-    const steps = rec.preflight ? [{ final: 'OK' }] : await derived.steps(model, rec.taskId ?? '');
+    const steps = rec.preflight
+      ? [{ final: 'OK' }]
+      : await derived.steps(model, rec.taskId ?? '', !('tools' in body));
     if (!steps)
       return fail(
         404,

@@ -1,10 +1,13 @@
 // The golden change as Nanocoder tool calls, built from real git diffs of small repositories
 // written here: whatever the calls are, replaying them the way Nanocoder 1.30's tools apply them
-// must give the golden content, and what cannot be built must say why.
+// must give the golden content, and what cannot be built must say why. The bare agent's replies
+// (src/derived/bare-replies.ts) must parse back into the same files.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_BARE_READS, parseEdits, parseReads } from '../../src/agent/bare-format.js';
+import { bareBehaviourSteps } from '../../src/derived/bare-replies.js';
 import { baseTree } from '../../src/derived/base-tree.js';
 import { behaviourSteps, deriveTask, WANDER_FILES } from '../../src/derived/behaviours.js';
 import {
@@ -256,5 +259,70 @@ describe('behaviours built on the golden change', () => {
         unbuildable: expect.stringContaining('only 1 text files outside required_files'),
       },
     );
+  });
+});
+
+describe('the same behaviours to the bare agent, in its text format', () => {
+  const base: Files = {
+    'src/fix.js': lines(40),
+    'src/old.js': 'gone\n',
+    ...Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`docs/d${i}.md`, `doc ${i}\n`])),
+  };
+  const after: Files = {
+    'src/fix.js': lines(40).replace('line 2\n', 'line two\n'),
+    'src/new.js': 'fence\n```\ninside\n',
+    'src/old.js': null,
+  };
+  const derived = () => {
+    const r = repo(base, after);
+    return deriveTask(task(r.patch, ['src/fix.js']), r.tree);
+  };
+  const finals = (steps: Step[]) => steps.map((s) => ('final' in s ? s.final : JSON.stringify(s)));
+
+  it('golden: one answer that the bare agent parses back into the golden files', () => {
+    const steps = bareBehaviourSteps(derived(), 'golden');
+    if (isUnbuildable(steps)) throw new Error(steps.unbuildable);
+    expect(steps).toHaveLength(1);
+    const parsed = parseEdits(finals(steps)[0]);
+    expect(parsed).toEqual({
+      ok: true,
+      edits: [
+        { path: 'src/fix.js', content: after['src/fix.js'] },
+        { path: 'src/new.js', content: after['src/new.js'] },
+      ],
+    });
+    // The format cannot delete: the deletion is said, not made.
+    expect(finals(steps)[0]).toContain(
+      'should also be deleted, which this format cannot do: src/old.js',
+    );
+  });
+
+  it('hallucinated: the golden files plus the call of a name the repository never mentions', () => {
+    const d = derived();
+    const steps = bareBehaviourSteps(d, 'hallucinated');
+    if (isUnbuildable(steps)) throw new Error(steps.unbuildable);
+    const parsed = parseEdits(finals(steps)[0]);
+    expect(parsed.ok && parsed.edits[0].content).toBe(
+      `${after['src/fix.js']}${d.undefinedNames.javascript}();\n`,
+    );
+  });
+
+  it('wanderer asks to read files, then answers no change; nothing answers no change', () => {
+    const steps = bareBehaviourSteps(derived(), 'wanderer');
+    if (isUnbuildable(steps)) throw new Error(steps.unbuildable);
+    const [reads, last] = finals(steps);
+    expect(parseReads(reads)).toHaveLength(MAX_BARE_READS);
+    expect(parseReads(reads)).not.toContain('src/fix.js');
+    expect(parseEdits(last).ok).toBe(false);
+    const nothing = bareBehaviourSteps(derived(), 'nothing');
+    expect(!isUnbuildable(nothing) && parseEdits(finals(nothing)[0]).ok).toBe(false);
+    expect(bareBehaviourSteps(derived(), 'overflow')).toEqual([{ fail: 'context_http' }]);
+  });
+
+  it('a golden change that only deletes cannot be played in a format that only replaces files', () => {
+    const r = repo({ 'a.js': 'a\n', 'b.js': 'b\n' }, { 'b.js': null });
+    expect(bareBehaviourSteps(deriveTask(task(r.patch, ['b.js']), r.tree), 'golden')).toEqual({
+      unbuildable: expect.stringContaining('cannot delete one'),
+    });
   });
 });

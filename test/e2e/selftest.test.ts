@@ -70,6 +70,35 @@ describe('nanobench selftest', () => {
     expect(out.trials[0].files_changed.length).toBeGreaterThanOrEqual(4);
   });
 
+  it('the bare agent plays derived behaviours too, in its own format', () => {
+    const out = runJson([
+      'run',
+      'examples',
+      '--agent',
+      'bare',
+      '--provider',
+      'scripted',
+      '--model',
+      'derived:golden,derived:hallucinated,derived:nothing',
+      '--task',
+      'invoicing-001',
+      '--mode',
+      'hinted',
+      '--runs',
+      '1',
+      '--mirror',
+      MIRROR,
+      '--db',
+      db,
+    ]);
+    const got = out.trials.map((t) => [t.agent, t.model, t.label]).sort();
+    expect(got).toEqual([
+      ['bare', 'derived:golden', 'pass'],
+      ['bare', 'derived:hallucinated', 'hallucinated_api'],
+      ['bare', 'derived:nothing', 'unusable_edit'],
+    ]);
+  });
+
   it('an unknown behaviour is one line naming the known ones, exit 2', () => {
     const run = nanobench(
       ['run', 'examples', '--agent', 'nanocoder', '--provider', 'scripted'].concat([
