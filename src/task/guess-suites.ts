@@ -180,6 +180,7 @@ function jsSuite(
         runner: runner as Runner,
         args: [] as string[],
         script: 'test',
+        env: [] as string[],
         before: [],
       }))[0];
   // The suite's language is what most of its test files are written in: a PR that also touches
@@ -222,7 +223,14 @@ function jsSuite(
     builtImports(repo, dir, testFiles),
   );
   if (build.note) notes.push(build.note);
-  const run = (cmd: string) => inDir(dir, build.prefix + cmd);
+  // What the script sets for its runner is set for it here too (cross-env is not needed: the
+  // suite runs in a POSIX shell).
+  const env = found?.env.length ? `${found.env.join(' ')} ` : '';
+  if (env)
+    notes.push(
+      `the test script sets ${found!.env.join(' ')} for its runner; the suite command does too`,
+    );
+  const run = (cmd: string) => inDir(dir, `${build.prefix}${env}${cmd}`);
   let suite: Omit<GuessedSuite, 'name'>;
   switch (found?.runner) {
     case 'vitest':

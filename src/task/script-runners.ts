@@ -15,6 +15,11 @@ export interface Invocation {
   /** The script it was found in, e.g. "test" or "test:unit". */
   script: string;
   /**
+   * Environment the script sets for the runner (`NODE_ENV=test mocha`, `cross-env TZ=UTC jest`):
+   * the `NAME=value` words before it, as written. Tests may depend on them.
+   */
+  env: string[];
+  /**
    * What the scripts do before it on the way there, in order: other scripts they call (and
    * the `pre<name>` hook of every script entered) and plain commands (build-steps.ts picks the
    * ones that build).
@@ -28,6 +33,8 @@ export type Step =
   | { kind: 'command'; words: string[] };
 
 const SCRIPT_RUNNERS = /^(npm|pnpm|yarn|bun)$/;
+/** `NAME=value`, as the shell and cross-env read it before a command. */
+const ENV_ASSIGNMENT = /^[A-Za-z_]\w*=/;
 
 /** A script's commands, split where the shell would run the next one. */
 export const segments = (script: string): string[][] =>
@@ -49,6 +56,8 @@ export function invocations(
   name = 'test',
   seen: Set<string> = new Set(),
   before: Step[] = [],
+  /** Set by the scripts on the way here (`cross-env NODE_ENV=test npm run unit`). */
+  inherited: string[] = [],
 ): Invocation[] {
   const script = scripts[name];
   if (script === undefined || seen.has(name)) return [];
@@ -61,20 +70,24 @@ export function invocations(
   const reached = () => [...before, ...local];
   for (const words of segments(script)) {
     let step: Step | undefined = { kind: 'command', words };
+    const envBefore = (i: number) => [
+      ...inherited,
+      ...words.slice(0, i).filter((w) => ENV_ASSIGNMENT.test(w)),
+    ];
     for (let i = 0; i < words.length; i++) {
       const w = words[i].replace(/^.*\/node_modules\/\.bin\//, '');
       if (SCRIPT_RUNNERS.test(w)) {
         // npm run x / npm run-script x / npm test / pnpm x / yarn x / yarn run x
         const next = calledScript(words, i, scripts);
         if (next === undefined) break; // a binary through the package manager: `yarn tsc`
-        const sub = invocations(scripts, next, seen, reached());
+        const sub = invocations(scripts, next, seen, reached(), envBefore(i));
         out.push(...sub);
         step = sub.length ? undefined : { kind: 'script', name: next };
         break;
       }
       if (w === 'node' && words.slice(i + 1).includes('--test')) {
         const args = words.slice(i + 1).filter((a) => a !== '--test');
-        out.push({ runner: 'node', args, script: name, before: reached() });
+        out.push({ runner: 'node', args, script: name, env: envBefore(i), before: reached() });
         step = undefined;
         break;
       }
@@ -83,6 +96,7 @@ export function invocations(
           runner: w as Runner,
           args: words.slice(i + 1),
           script: name,
+          env: envBefore(i),
           before: reached(),
         });
         step = undefined;
