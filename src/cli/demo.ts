@@ -121,6 +121,11 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     .option('--runs <n>', 'runs per task (default: 1; with --full, by tier)')
     .option('--concurrency <k>', 'trials run at once', '2')
     .option(
+      '--agent <agents>',
+      "nanocoder, or nanocoder,bare: the bare agent (the model alone) beside it, paired, and the report's harness delta",
+      'nanocoder',
+    )
+    .option(
       '--model <names...>',
       `scripted models (default: ${QUICK_MODELS.join(', ')}; with --full: ${DEMO_MODELS.join(', ')})`,
     )
@@ -138,6 +143,7 @@ Examples:
   npm run demo                                    # the quick demo (40 trials)
   nanobench demo --model competent --mode hinted  # 5 trials
   nanobench demo --sandbox none                   # as on a machine without bubblewrap
+  nanobench demo --agent nanocoder,bare --model competent  # what Nanocoder adds to the model
 
 Exit: 0 every trial scored, 1 a trial was an infrastructure error (the models are scripted:
 the machine lacks something), 2 bad input or no usable sandbox, 130 interrupted.`,
@@ -148,7 +154,7 @@ the machine lacks something), 2 bad input or no usable sandbox, 130 interrupted.
         .map((f) => f.replace(/\.json$/, ''));
       const choice = demoChoice(o, available);
       const config = resolveRunConfig([join(PACKAGE_ROOT, 'examples')], {
-        agent: 'nanocoder',
+        agent: o.agent,
         provider: 'scripted',
         model: choice.models,
         mode: o.mode,

@@ -43,6 +43,17 @@ describe('nanobench demo', () => {
     expect(page).toContain('scripted/competent');
   });
 
+  it.skipIf(noBwrap)('--agent nanocoder,bare: both agents, paired, and the harness delta', () => {
+    const db = join(tempDir('nb-demo-'), 'demo.sqlite');
+    const r = nanobench([...QUICK, '--agent', 'nanocoder,bare', '--db', db]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/10 of 10 trials to run/);
+    // competent's bare replies: right on two tasks, a hallucinated API on two, a diff on one.
+    expect(r.stdout).toMatch(
+      /\| nanocoder vs bare · scripted\/competent \| hinted \| 5 \| 1\.00 \| 0\.40 \| \+0\.60 .*\| pass \+3, hallucinated_api −2, unusable_edit −1 \|/,
+    );
+  });
+
   it('runs on a machine without bwrap with what is left, saying which in one line', () => {
     const db = join(tempDir('nb-demo-'), 'demo.sqlite');
     const r = nanobench([...QUICK, '--db', db, '--json'], { as: FRESH });
