@@ -1,7 +1,7 @@
 // The Nanocoder adapter: runs `nanocoder --plain --json run <prompt>` headless in the workspace,
 // against exactly one provider that NanoBench controls, and turns its exit into an AgentResult.
 import { execFile } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
@@ -246,6 +246,14 @@ export class NanocoderAgent implements Agent {
     // its tune/alwaysAllow/systemPrompt settings do win over ours: keep a trace of it.
     if (existsSync(path.join(ctx.workspace, 'agents.config.json')))
       meta.workspaceAgentsConfig = true;
+    // Nanocoder 1.30 also starts every MCP server a workspace .mcp.json names, and loads the
+    // custom tools under .nanocoder/tools/: tools of the task's repository, not of the harness.
+    // Offline in the sandbox a server that must be downloaded fails and the run goes on; the
+    // trace says the harness was not the bare one here.
+    const mcp = workspaceMcpServers(ctx.workspace);
+    if (mcp) meta.workspaceMcpServers = mcp;
+    if (existsSync(path.join(ctx.workspace, '.nanocoder', 'tools')))
+      meta.workspaceCustomTools = true;
     const refuse = (infraError: string) => refusedRun(infraError, meta);
     if (!ctx.endpoint)
       return refuse('nanocoder needs ctx.endpoint (scripted model server or proxy)');
@@ -363,4 +371,21 @@ export class NanocoderAgent implements Agent {
 
 export function createNanocoderAgent(opts: NanocoderOptions = {}): NanocoderAgent {
   return new NanocoderAgent(opts);
+}
+
+/**
+ * The MCP servers a workspace .mcp.json names (`{"mcpServers": {name: ...}}`, as Nanocoder 1.30
+ * reads it), or undefined without one; a file Nanocoder cannot read as such names none.
+ */
+export function workspaceMcpServers(workspace: string): string[] | undefined {
+  const file = path.join(workspace, '.mcp.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    const servers = (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers?: unknown }).mcpServers;
+    if (!servers || typeof servers !== 'object' || Array.isArray(servers)) return undefined;
+    const names = Object.keys(servers);
+    return names.length ? names : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -148,70 +148,86 @@ Examples:
 Exit: 0 every trial scored, 1 a trial was an infrastructure error (the models are scripted:
 the machine lacks something), 2 bad input or no usable sandbox, 130 interrupted.`,
     )
-    .action(async (o) => {
-      const available = readdirSync(DEFAULT_SCRIPTS_DIR)
-        .filter((f) => f.endsWith('.json'))
-        .map((f) => f.replace(/\.json$/, ''));
-      const choice = demoChoice(o, available);
-      const config = resolveRunConfig([join(PACKAGE_ROOT, 'examples')], {
-        agent: o.agent,
-        provider: 'scripted',
-        model: choice.models,
-        mode: o.mode,
-        runs: choice.runs,
-        concurrency: o.concurrency,
-        sandbox: o.sandbox,
-        image: o.image,
-      });
-      io.stderr.write(
-        'nanobench demo: the real Nanocoder binary against the SCRIPTED model server (a deterministic stand-in, not a model)\n' +
-          `nanobench demo: ${choice.says}\n`,
-      );
-      const html = resolve(`${o.db.replace(/\.sqlite$/, '')}-report.html`);
-      const store = Store.open(o.db);
-      try {
-        const progress = progressPrinter(io);
-        const result = await runSession(config, store, new RunPaths(o.db), {
-          onPlan: (run, pending) => {
-            const line = realSandboxLine(readRunConfig(run).sandbox_used, config.sandbox);
-            if (line) io.stderr.write(`nanobench demo: ${line}\n`);
-            progress.plan(pending, run.plan_size, run.id);
-          },
-          onStart: (s) => progress.start(s),
-          onProgress: (e) => progress.progress(e),
-          // Warnings (no sandbox, leftovers) reach the user here as they do in run.
-          log: (line) => io.stderr.write(`nanobench: ${line}\n`),
-          // The models are scripted: without bwrap the demo still runs, with what is left.
-          scriptedFallback: true,
-        });
-        progress.end();
-        // One report, two renderings: the terminal gets markdown, the file HTML. Labels follow the
-        // database's Level-4 audit, as every report's do.
-        const audit = auditSummary(store.latestAudit());
-        const report = buildReport(
-          result.run,
-          result.trials,
-          defaultReportInputs(result.run, undefined, audit),
-        );
-        // echarts is loaded only for HTML.
-        const { renderHtml } = await import('../report/html.js');
-        writeFileSync(html, renderHtml(report));
-        if (o.json)
-          io.stdout.write(
-            `${JSON.stringify({ ...runView(result.run, applyAudit(result.trials, audit?.agreement)), matrix: providerMatrix(applyAudit(result.trials, audit?.agreement)), html_report: html }, null, 2)}\n`,
-          );
-        else
-          io.stdout.write(
-            `${renderMarkdown(report)}\nHTML report (charts, every table): ${html}\nOpen it: ${opener(html)}\nEvery trial (transcript, diff, tests, label): nanobench view --db ${shellWord(o.db)}\n`,
-          );
-        const failed = demoFaults(result.trials);
-        if (failed) {
-          io.stderr.write(`nanobench: ${failed}\n`);
-          setExit(1);
-        }
-        if (result.interrupted) setExit(130);
-      } finally {
-        store.close();
-      }
+    .action((o: DemoOptions) => runDemo(o, io, setExit));
+}
+
+/** What the demo's options parse to (commander). */
+interface DemoOptions {
+  full?: boolean;
+  db: string;
+  mode: string;
+  runs?: string;
+  concurrency: string;
+  agent: string;
+  model?: string[];
+  sandbox: string;
+  image?: string;
+  json?: boolean;
+}
+
+async function runDemo(o: DemoOptions, io: Io, setExit: (code: number) => void): Promise<void> {
+  const available = readdirSync(DEFAULT_SCRIPTS_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.replace(/\.json$/, ''));
+  const choice = demoChoice(o, available);
+  const config = resolveRunConfig([join(PACKAGE_ROOT, 'examples')], {
+    agent: o.agent,
+    provider: 'scripted',
+    model: choice.models,
+    mode: o.mode,
+    runs: choice.runs,
+    concurrency: o.concurrency,
+    sandbox: o.sandbox,
+    image: o.image,
+  });
+  io.stderr.write(
+    'nanobench demo: the real Nanocoder binary against the SCRIPTED model server (a deterministic stand-in, not a model)\n' +
+      `nanobench demo: ${choice.says}\n`,
+  );
+  const html = resolve(`${o.db.replace(/\.sqlite$/, '')}-report.html`);
+  const store = Store.open(o.db);
+  try {
+    const progress = progressPrinter(io);
+    const result = await runSession(config, store, new RunPaths(o.db), {
+      onPlan: (run, pending) => {
+        const line = realSandboxLine(readRunConfig(run).sandbox_used, config.sandbox);
+        if (line) io.stderr.write(`nanobench demo: ${line}\n`);
+        progress.plan(pending, run.plan_size, run.id);
+      },
+      onStart: (s) => progress.start(s),
+      onProgress: (e) => progress.progress(e),
+      // Warnings (no sandbox, leftovers) reach the user here as they do in run.
+      log: (line) => io.stderr.write(`nanobench: ${line}\n`),
+      // The models are scripted: without bwrap the demo still runs, with what is left.
+      scriptedFallback: true,
     });
+    progress.end();
+    // One report, two renderings: the terminal gets markdown, the file HTML. Labels follow the
+    // database's Level-4 audit, as every report's do.
+    const audit = auditSummary(store.latestAudit());
+    const report = buildReport(
+      result.run,
+      result.trials,
+      defaultReportInputs(result.run, undefined, audit),
+    );
+    // echarts is loaded only for HTML.
+    const { renderHtml } = await import('../report/html.js');
+    writeFileSync(html, renderHtml(report));
+    if (o.json)
+      io.stdout.write(
+        `${JSON.stringify({ ...runView(result.run, applyAudit(result.trials, audit?.agreement)), matrix: providerMatrix(applyAudit(result.trials, audit?.agreement)), html_report: html }, null, 2)}\n`,
+      );
+    else
+      io.stdout.write(
+        `${renderMarkdown(report)}\nHTML report (charts, every table): ${html}\nOpen it: ${opener(html)}\nEvery trial (transcript, diff, tests, label): nanobench view --db ${shellWord(o.db)}\n`,
+      );
+    const failed = demoFaults(result.trials);
+    if (failed) {
+      io.stderr.write(`nanobench: ${failed}\n`);
+      setExit(1);
+    }
+    if (result.interrupted) setExit(130);
+  } finally {
+    store.close();
+  }
 }

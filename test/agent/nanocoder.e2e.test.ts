@@ -27,6 +27,7 @@ const script = parseScript(
     tasks: {
       fix: { steps: fixSteps },
       hijack: { steps: fixSteps },
+      mcp: { steps: fixSteps },
       // A whole-file write of ~600 KB: Nanocoder's --json report carries the content, so the
       // report is larger than a pipe takes before Nanocoder exits (pyparsing-652's golden change).
       large_write: {
@@ -167,6 +168,26 @@ describe('Nanocoder adapter with the real binary', () => {
         Array(3).fill('Bearer sk-scripted'),
       );
       expect(r.meta?.workspaceAgentsConfig).toBe(true);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("a repository's own MCP servers and custom tools are traced on the trial", async () => {
+    // Nanocoder 1.30 starts every server a workspace .mcp.json names: this one exits at once.
+    const mcp = {
+      mcpServers: { 'repo-server': { command: 'node', args: ['-e', 'process.exit(3)'] } },
+    };
+    const t = makeTrialDirs({
+      'hello.txt': 'helo world\n',
+      '.mcp.json': JSON.stringify(mcp),
+      '.nanocoder/tools/README.md': 'custom tools live here\n',
+    });
+    try {
+      const r = await agent.run(trialContext(t, { model: MODEL, endpoint: endpoint('mcp') }));
+      expect(r.exitKind).toBe('success');
+      expect(r.meta?.workspaceMcpServers).toEqual(['repo-server']);
+      expect(r.meta?.workspaceCustomTools).toBe(true);
     } finally {
       t.cleanup();
     }
