@@ -5,24 +5,15 @@
 // The process contract (one process per criterion): exit 0 = met, 1 = not met, anything else
 // (2 or more, a signal, a timeout, a command that could not start) = the evaluator failed.
 // Command criteria follow it directly (commandEvaluator); PR tasks follow it through their test
-// suites (prEvaluator): a suite is a process whose per-test report decides the criteria holding
-// its tests, and a suite that could not start, or tests that could not be set up, is the
-// evaluator's failure. A future task kind whose tests/test.sh grades a candidate (Harbor, issue
-// 17) plugs in as command criteria or as its own Evaluator.
+// suites, graded by the trial core (trial-evaluator.ts): a suite is a process whose per-test
+// report decides the criteria holding its tests, and a suite that could not start, or tests that
+// could not be set up, is the evaluator's failure. A future task kind whose tests/test.sh grades
+// a candidate (Harbor, issue 17) plugs in as command criteria or as its own Evaluator.
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  type CriteriaVector,
-  type Criterion,
-  type TestCriterion,
-  testCriteriaVector,
-} from '../score/criteria.js';
-import type { ResolvedTask } from '../task/patches.js';
-import { InfraError } from '../util/errors.js';
+import type { CriteriaVector, Criterion } from '../score/criteria.js';
 import { run } from '../util/process.js';
-import { restoreInfrastructure } from '../verify/harden.js';
-import { cleanTestEnv, deadSuiteError, targetOutcome, verify } from '../verify/verifier.js';
-import type { Snapshot } from '../workspace/provision.js';
+import { cleanTestEnv } from '../verify/verifier.js';
 
 export type Evaluation =
   | {
@@ -122,52 +113,6 @@ export function commandEvaluator(
         if (verdict === 'not_met') failing[k.id] = [lastLine(r.stdout) || lastLine(r.stderr)];
       }
       return { status: 'graded', vector, failing, ms: Date.now() - started };
-    },
-  };
-}
-
-/**
- * A PR task's evaluator: the trial's grading steps after the agent (test infrastructure back to
- * the snapshot, tests restored and test_patch applied, every suite run), then each criterion
- * read from the per-test outcomes (src/score/criteria.ts).
- */
-export function prEvaluator(
-  task: ResolvedTask,
-  criteria: TestCriterion[],
-  snapshot: Snapshot,
-): Evaluator {
-  return {
-    criteria,
-    async evaluate(c) {
-      const started = Date.now();
-      const infra = (e: InfraError): Evaluation => ({
-        status: 'infra',
-        stage: e.stage,
-        code: e.code,
-        message: e.message,
-        ms: Date.now() - started,
-      });
-      try {
-        restoreInfrastructure(
-          c.ws,
-          join(snapshot.dir, 'ws'),
-          task,
-          c.since,
-          join(c.scratch, 'verify-home'),
-        );
-        const v = await verify(c.ws, snapshot.baselineTree, task, c.scratch);
-        // A runner that could not start graded nothing: the evaluator's failure.
-        const dead = deadSuiteError(v);
-        if (dead) return infra(dead);
-        const { vector, failing } = testCriteriaVector(
-          criteria,
-          (id) => targetOutcome(v, id).passed,
-        );
-        return { status: 'graded', vector, failing, ms: Date.now() - started };
-      } catch (e) {
-        if (e instanceof InfraError) return infra(e);
-        throw e;
-      }
     },
   };
 }

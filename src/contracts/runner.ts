@@ -1,8 +1,9 @@
 // `nanobench contracts`: run every contract case of a task through its evaluator and say, per
-// criterion, whether the grader draws the line where the cases say it should. Each case goes
-// through the pieces a trial grades with (src/gates/context.ts: the cached environment at
-// base_commit, a fresh copy per case; the candidate applied; test infrastructure restored; the
-// verifier), so a contract judges the grader runs use.
+// criterion, whether the grader draws the line where the cases say it should. Each case is a
+// trial of the trial core (trial-evaluator.ts: the candidate applied as the agent's change, then
+// the guard, diff, hardening, verification and grade every run's trials go through), so a
+// contract judges the grader runs use. Its content is first made once in a workspace of its own
+// (the cached environment at base_commit) for its digest: a duplicate is refused ungraded.
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +13,8 @@ import { type CriteriaVector, type TestCriterion, taskCriteria } from '../score/
 import { type LoadedTask, loadTaskFile } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { PASS_TO_PASS_CRITERION } from '../task/schema.js';
+import { RunPaths } from '../trial/paths.js';
 import { InfraError, UserError } from '../util/errors.js';
-import { ctimeMark } from '../util/fs-tree.js';
 import { applyPatch } from '../util/git.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { materialize, type Snapshot, snapshotTree } from '../workspace/provision.js';
@@ -24,7 +25,8 @@ import {
   loadCases,
   type Metamorphic,
 } from './cases.js';
-import { type Evaluation, type Evaluator, prEvaluator, writeEvaluation } from './evaluator.js';
+import { type Evaluation, writeEvaluation } from './evaluator.js';
+import { type ApplyCandidate, trialEvaluator } from './trial-evaluator.js';
 
 export interface ContractOptions {
   cacheDir: string;
@@ -148,13 +150,6 @@ function discardWorkspace(p: { ws: string }): void {
   rmSync(join(p.ws, '..'), { recursive: true, force: true });
 }
 
-interface Prepared {
-  ws: string;
-  scratch: string;
-  since: bigint;
-  digest: string;
-}
-
 class TaskRun {
   readonly findings: Finding[] = [];
   readonly runs: CaseRun[] = [];
@@ -166,7 +161,8 @@ class TaskRun {
     readonly ctx: GateContext,
     readonly criteria: TestCriterion[],
     readonly snapshot: Snapshot,
-    readonly evaluator: Evaluator,
+    /** Grades a candidate through the trial core (trial-evaluator.ts). */
+    readonly evaluate: (apply: ApplyCandidate) => Promise<Evaluation>,
     readonly opts: ContractOptions,
   ) {}
 
@@ -174,31 +170,28 @@ class TaskRun {
     this.findings.push(f);
   }
 
-  private async prepare(steps: (ws: string) => Promise<void>): Promise<Prepared> {
-    const slot = `case-${++this.n}`;
-    const ws = join(this.ctx.dir(slot), 'ws');
-    const scratch = this.ctx.dir(`${slot}-scratch`);
+  /**
+   * The candidate's content as a git tree, from a workspace of its own (discarded at once): the
+   * same content gives the same digest, so duplicates are refused before anything is graded.
+   */
+  private digestOf(apply: ApplyCandidate): Promise<string> {
+    const ws = join(this.ctx.dir(`case-${++this.n}`), 'ws');
     materialize(this.snapshot, ws);
-    const since = ctimeMark(scratch);
-    await steps(ws);
-    return { ws, scratch, since, digest: snapshotTree(ws) };
+    return apply(ws)
+      .then(() => snapshotTree(ws))
+      .finally(() => discardWorkspace({ ws }));
   }
 
-  private async grade(p: Prepared, caseId: string): Promise<Evaluation> {
-    try {
-      const e = await this.evaluator.evaluate(p);
-      if (this.opts.resultsDir && this.lt.task.task_id)
-        writeEvaluation(join(this.opts.resultsDir, this.lt.task.task_id, `${caseId}.json`), {
-          task_id: this.lt.task.task_id,
-          case_id: caseId,
-          digest: p.digest,
-          ...e,
-        });
-      return e;
-    } finally {
-      discardWorkspace(p);
-      rmSync(p.scratch, { recursive: true, force: true });
-    }
+  private async grade(apply: ApplyCandidate, caseId: string, digest: string): Promise<Evaluation> {
+    const e = await this.evaluate(apply);
+    if (this.opts.resultsDir && this.lt.task.task_id)
+      writeEvaluation(join(this.opts.resultsDir, this.lt.task.task_id, `${caseId}.json`), {
+        task_id: this.lt.task.task_id,
+        case_id: caseId,
+        digest,
+        ...e,
+      });
+    return e;
   }
 
   private infraFinding(caseId: string, e: Evaluation & { status: 'infra' }): void {
@@ -212,9 +205,10 @@ class TaskRun {
 
   /** The golden patch must meet every criterion; it also gives the reference digest. */
   async reference(task: ResolvedTask): Promise<void> {
-    const p = await this.prepare((ws) => gitApply(ws, task.ground_truth_patch, 'the golden patch'));
-    this.byDigest.set(p.digest, 'reference');
-    const e = await this.grade(p, 'reference');
+    const apply = (ws: string) => gitApply(ws, task.ground_truth_patch, 'the golden patch');
+    const digest = await this.digestOf(apply);
+    this.byDigest.set(digest, 'reference');
+    const e = await this.grade(apply, 'reference', digest);
     const expected = Object.fromEntries(this.criteria.map((c) => [c.id, true]));
     let ok = e.status === 'graded';
     if (e.status === 'infra') this.infraFinding('reference', e);
@@ -233,7 +227,7 @@ class TaskRun {
     this.runs.push({
       case_id: 'reference',
       outcome: 'reference',
-      digest: p.digest,
+      digest,
       expected,
       evaluation: e,
       metamorphic: [],
@@ -243,9 +237,10 @@ class TaskRun {
 
   /** No change at all: no fix criterion may be met, and nothing that passed may break. */
   async base(): Promise<void> {
-    const p = await this.prepare(async () => {});
-    this.byDigest.set(p.digest, 'base');
-    const e = await this.grade(p, 'base');
+    const apply = async () => {};
+    const digest = await this.digestOf(apply);
+    this.byDigest.set(digest, 'base');
+    const e = await this.grade(apply, 'base', digest);
     const expected = Object.fromEntries(
       this.criteria.map((c) => [c.id, c.id === PASS_TO_PASS_CRITERION]),
     );
@@ -275,7 +270,7 @@ class TaskRun {
     this.runs.push({
       case_id: 'base',
       outcome: 'base',
-      digest: p.digest,
+      digest,
       expected,
       evaluation: e,
       metamorphic: [],
@@ -298,9 +293,10 @@ class TaskRun {
       this.runs.push(r);
       return r;
     };
-    let p: Prepared;
+    const apply = (ws: string) => applyCandidate(ws, c.candidate);
+    let digest: string;
     try {
-      p = await this.prepare((ws) => applyCandidate(ws, c.candidate));
+      digest = await this.digestOf(apply);
     } catch (e) {
       if (!(e instanceof CaseProblem)) throw e;
       this.finding({
@@ -311,27 +307,26 @@ class TaskRun {
       });
       return void record(null, null, false);
     }
-    const same = this.byDigest.get(p.digest);
+    const same = this.byDigest.get(digest);
     if (same === 'reference' && c.outcome === 'accept')
       this.finding({
         kind: 'not_an_alternative',
         case: c.id,
-        message: `${c.id} is the reference solution itself (same content, tree ${short(p.digest)}): it says nothing about other solutions`,
+        message: `${c.id} is the reference solution itself (same content, tree ${short(digest)}): it says nothing about other solutions`,
         fix: 'an accepting case solves the task differently from the golden patch (another algorithm, another structure); change it or remove it',
       });
     else if (same !== undefined && !c.duplicateReason) {
       this.finding({
         kind: 'duplicate',
         case: c.id,
-        message: `${c.id} has the same candidate as ${same} (tree ${short(p.digest)}); refused: one candidate is one piece of evidence`,
+        message: `${c.id} has the same candidate as ${same} (tree ${short(digest)}); refused: one candidate is one piece of evidence`,
         fix: `give ${c.id} a candidate of its own, or say why it repeats ${same} in duplicate_candidate_reason`,
       });
-      discardWorkspace(p);
-      return void record(p.digest, null, false);
+      return void record(digest, null, false);
     }
-    if (same === undefined) this.byDigest.set(p.digest, c.id);
-    const e = await this.grade(p, c.id);
-    const r = record(p.digest, e, e.status === 'graded');
+    if (same === undefined) this.byDigest.set(digest, c.id);
+    const e = await this.grade(apply, c.id, digest);
+    const r = record(digest, e, e.status === 'graded');
     if (e.status === 'infra') return this.infraFinding(c.id, e);
     for (const k of this.criteria) {
       const want = c.expected[k.id];
@@ -340,7 +335,7 @@ class TaskRun {
       r.ok = false;
       this.finding(this.mismatch(c, k.id, want, e.failing[k.id] ?? []));
     }
-    for (const m of c.metamorphic) await this.variant(c, m, p.digest, e.vector, r);
+    for (const m of c.metamorphic) await this.variant(c, m, digest, e.vector, r);
   }
 
   private mismatch(c: ContractCase, k: string, want: boolean, failing: string[]): Finding {
@@ -383,12 +378,13 @@ class TaskRun {
   ): Promise<void> {
     const v: VariantRun = { id: m.id, relation: m.relation, digest: null, evaluation: null };
     r.metamorphic.push(v);
-    let p: Prepared;
+    const apply = async (ws: string) => {
+      await applyCandidate(ws, c.candidate);
+      await applyVariant(ws, m, c.file);
+    };
+    let digest: string;
     try {
-      p = await this.prepare(async (ws) => {
-        await applyCandidate(ws, c.candidate);
-        await applyVariant(ws, m, c.file);
-      });
+      digest = await this.digestOf(apply);
     } catch (e) {
       if (!(e instanceof CaseProblem)) throw e;
       r.ok = false;
@@ -399,18 +395,17 @@ class TaskRun {
         fix: 'correct the variant',
       });
     }
-    v.digest = p.digest;
-    if (p.digest === caseDigest) {
-      discardWorkspace(p);
+    v.digest = digest;
+    if (digest === caseDigest) {
       r.ok = false;
       return this.finding({
         kind: 'invalid_case',
         case: c.id,
-        message: `metamorphic ${m.id} of ${c.id} changes nothing (same tree ${short(p.digest)})`,
+        message: `metamorphic ${m.id} of ${c.id} changes nothing (same tree ${short(digest)})`,
         fix: 'a variant must change the candidate in the way its relation says',
       });
     }
-    const e = await this.grade(p, `${c.id}~${m.id}`);
+    const e = await this.grade(apply, `${c.id}~${m.id}`, digest);
     v.evaluation = e;
     if (e.status === 'infra') {
       r.ok = false;
@@ -518,7 +513,12 @@ export async function runTaskContracts(
   try {
     task = (await ctx.resolved()).task;
     const snapshot = await ctx.snapshot();
-    run = new TaskRun(lt, ctx, criteria, snapshot, prEvaluator(task, criteria, snapshot), opts);
+    const evaluate = trialEvaluator(await ctx.resolved(), criteria, {
+      paths: new RunPaths(join(ctx.dir('trials'), 'trials.sqlite'), opts.cacheDir),
+      mirrorDir: opts.mirrorDir,
+      sandbox: ctx.sandbox,
+    });
+    run = new TaskRun(lt, ctx, criteria, snapshot, evaluate, opts);
   } catch (e) {
     if (!(e instanceof InfraError) && !(e instanceof UserError)) throw e;
     out.findings.push({

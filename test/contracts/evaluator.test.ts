@@ -1,10 +1,14 @@
 // Issue 18: the evaluator contract. One process per criterion: exit 0 met, 1 not met, anything
 // else an evaluator failure that never reads as a verdict; results are written atomically.
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { AgentContext } from '../../src/agent/types.js';
 import { commandEvaluator, exitVerdict, writeEvaluation } from '../../src/contracts/evaluator.js';
+import { candidateAgent, evaluationOf } from '../../src/contracts/trial-evaluator.js';
+import type { TestCriterion } from '../../src/score/criteria.js';
+import { trial } from '../report/make-trials.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'nb-eval-'));
 const candidate = () => ({ ws: dir(), scratch: dir(), since: 0n });
@@ -64,5 +68,65 @@ describe('the criterion process contract', () => {
     writeEvaluation(file, { status: 'graded', vector: { a: false }, failing: {}, ms: 2 });
     expect(JSON.parse(readFileSync(file, 'utf8')).vector).toEqual({ a: false });
     expect(readdirSync(join(d, 'sub'))).toEqual(['case.json']);
+  });
+});
+
+describe('a contract case graded through the trial core (trial-evaluator.ts)', () => {
+  const criteria = [
+    { kind: 'tests', id: 'fix', description: 'fix', tests: ['js::a', 'js::b'], source: 'declared' },
+    {
+      kind: 'tests',
+      id: 'pass_to_pass',
+      description: 'p2p',
+      tests: ['js::c'],
+      source: 'pass_to_pass',
+    },
+  ] as TestCriterion[];
+
+  it("a scored trial's targets become the criteria vector, with what failed", () => {
+    const rec = trial({
+      details: {
+        fail_to_pass: [
+          { id: 'js::a', passed: true },
+          { id: 'js::b', passed: false },
+        ],
+        pass_to_pass: [{ id: 'js::c', passed: true }],
+      },
+    });
+    expect(evaluationOf(rec, criteria)).toMatchObject({
+      status: 'graded',
+      vector: { fix: false, pass_to_pass: true },
+      failing: { fix: ['js::b'] },
+    });
+  });
+
+  it("a trial's infra error is the evaluator's failure, never a vector", () => {
+    const rec = trial({
+      status: 'error',
+      error: 'verify: suite js could not start',
+      error_stage: 'verify',
+      error_code: 'runner_not_started',
+    });
+    expect(evaluationOf(rec, criteria)).toEqual({
+      status: 'infra',
+      stage: 'verify',
+      code: 'runner_not_started',
+      message: 'suite js could not start',
+      ms: 1000,
+    });
+  });
+
+  it('the candidate agent makes its change; one it cannot make is an infra error', async () => {
+    const ws = dir();
+    const ctx = { workspace: ws } as AgentContext;
+    const ok = await candidateAgent(async (w) => writeFileSync(join(w, 'x'), 'y')).run(ctx);
+    expect([ok.exitKind, readFileSync(join(ws, 'x'), 'utf8')]).toEqual(['success', 'y']);
+    const bad = await candidateAgent(async () => {
+      throw new Error('patch does not apply');
+    }).run(ctx);
+    expect(bad).toMatchObject({
+      exitKind: 'error',
+      infraError: expect.stringContaining('patch does not apply'),
+    });
   });
 });
