@@ -6,6 +6,12 @@ import type { Command } from 'commander';
 import { runContracts, type TaskContracts } from '../contracts/runner.js';
 import { showVector } from '../score/criteria.js';
 import { UserError } from '../util/errors.js';
+import {
+  BUILD_ARG_OPTION,
+  containerSandbox,
+  IMAGE_OPTION,
+  SANDBOX_OPTION,
+} from './container-sandbox.js';
 import type { Io } from './progress.js';
 import { cacheDirOf } from './run.js';
 
@@ -75,13 +81,18 @@ export function registerContracts(program: Command, io: Io, setExit: (code: numb
     )
     .option('--cache-dir <dir>', 'cache of source clones and environments (shared with run)')
     .option('--results <dir>', "write each case's evaluation to DIR/<task_id>/<case_id>.json")
+    .option(...SANDBOX_OPTION)
+    .option(...IMAGE_OPTION)
+    .option(...BUILD_ARG_OPTION)
     .option('--json', 'one JSON document on stdout')
     .action(async (targets: string[], o) => {
       if (targets.length === 0) throw new UserError('NO_DATASET', 'name a dataset or task file');
+      const sandbox = await containerSandbox(o);
       const results = await runContracts(
         targets,
         {
           cacheDir: cacheDirOf(o),
+          sandbox,
           mirrorDir: o.mirror ? resolve(o.mirror) : undefined,
           taskIds: o.task?.flatMap((t: string) => t.split(',')).filter(Boolean),
           resultsDir: o.results ? resolve(o.results) : undefined,

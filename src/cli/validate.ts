@@ -10,29 +10,15 @@ import { harborTaskDirs } from '../task/harbor.js';
 import { parseCutoff } from '../task/manifest.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
-import { type SandboxDriver, selectSandbox } from '../workspace/sandbox/select.js';
+import type { SandboxDriver } from '../workspace/sandbox/select.js';
+import {
+  BUILD_ARG_OPTION,
+  containerSandbox,
+  IMAGE_OPTION,
+  SANDBOX_OPTION,
+} from './container-sandbox.js';
 import type { Io } from './progress.js';
 import { cacheDirOf, DB_FOR_CACHE } from './run.js';
-
-/** The container sandbox of --sandbox (podman | docker), for Harbor and PR tasks alike. */
-async function containerSandbox(o: {
-  sandbox?: string;
-  buildArg?: string[];
-  image?: string;
-}): Promise<SandboxDriver | undefined> {
-  if (o.sandbox !== undefined && o.sandbox !== 'podman' && o.sandbox !== 'docker')
-    throw new UserError('BAD_OPTION', `--sandbox must be podman or docker, got "${o.sandbox}"`);
-  if (o.buildArg?.length && !o.sandbox)
-    throw new UserError('BAD_OPTION', '--build-arg goes with --sandbox podman or docker');
-  if (o.image && !o.sandbox)
-    throw new UserError('BAD_OPTION', '--image goes with --sandbox podman or docker');
-  if (!o.sandbox) return undefined;
-  return selectSandbox(o.sandbox as 'podman' | 'docker', {
-    protectedPaths: [],
-    buildArgs: o.buildArg,
-    image: o.image,
-  });
-}
 
 /** The Harbor tasks among the targets, each through its schema and controls gates. */
 async function validateHarborTargets(
@@ -91,19 +77,13 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
       '--record-evidence',
       "keep each task's full result in <dataset>/evidence/<task_id>.json, tied to the task's digest (needs every gate: not with --only)",
     )
-    .option(
-      '--sandbox <engine>',
-      "podman | docker: run in each task's environment image (a PR task's `environment`, a Harbor task's); PR tasks without one stay on this machine unless --image",
-    )
-    .option('--image <ref>', 'with --sandbox: the image of PR tasks that declare no environment')
+    .option(...SANDBOX_OPTION)
+    .option(...IMAGE_OPTION)
     .option(
       '--concurrency <n>',
       "PR tasks validated at once (1-16, default 1); results are printed in the targets' order",
     )
-    .option(
-      '--build-arg <NAME=VALUE...>',
-      'with --sandbox: build argument of every environment build (e.g. BASE_IMAGE=localhost/x)',
-    )
+    .option(...BUILD_ARG_OPTION)
     .option('--json', 'one JSON document on stdout')
     .action(async (targets: string[], o) => {
       if (targets.length === 0) throw new UserError('NO_DATASET', 'name a dataset or task file');

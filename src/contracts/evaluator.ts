@@ -15,7 +15,7 @@ import type { CriteriaVector, Criterion } from '../score/criteria.js';
 import { run } from '../util/process.js';
 import { cleanTestEnv } from '../verify/verifier.js';
 
-export type Evaluation =
+export type Evaluation = (
   | {
       status: 'graded';
       vector: CriteriaVector;
@@ -23,7 +23,11 @@ export type Evaluation =
       failing: Record<string, string[]>;
       ms: number;
     }
-  | { status: 'infra'; stage: string; code: string; message: string; ms: number };
+  | { status: 'infra'; stage: string; code: string; message: string; ms: number }
+) & {
+  /** Where the candidate was graded, when a trial graded it: its sandbox kind (none, podman...). */
+  sandbox?: string;
+};
 
 /** A candidate applied in a workspace, ready to be graded. */
 export interface CandidateWorkspace {

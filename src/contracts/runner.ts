@@ -18,6 +18,7 @@ import { InfraError, UserError } from '../util/errors.js';
 import { applyPatch } from '../util/git.js';
 import { unmountUnder } from '../workspace/layers.js';
 import { materialize, type Snapshot, snapshotTree } from '../workspace/provision.js';
+import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import {
   type Candidate,
   type ContractCase,
@@ -35,6 +36,8 @@ export interface ContractOptions {
   taskIds?: string[];
   /** Write each case's evaluation to DIR/<task_id>/<case_id>.json. */
   resultsDir?: string;
+  /** A container sandbox (--sandbox podman|docker): cases run in the task's environment image. */
+  sandbox?: SandboxDriver;
   log?: (line: string) => void;
 }
 
@@ -506,6 +509,7 @@ export async function runTaskContracts(
     workDir,
     mirrorDir: opts.mirrorDir,
     write: false,
+    sandbox: opts.sandbox,
   });
   ctx.loaded = lt;
   let run: TaskRun;

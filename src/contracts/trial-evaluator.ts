@@ -47,15 +47,16 @@ export function candidateAgent(apply: ApplyCandidate): Agent {
 /** A trial's record as an evaluation: its infra error, or the criteria read off its targets. */
 export function evaluationOf(rec: TrialRecord, criteria: TestCriterion[]): Evaluation {
   const ms = rec.duration_ms ?? 0;
+  const where = rec.details.sandbox ? { sandbox: rec.details.sandbox.kind } : {};
   if (rec.status !== 'scored') {
     const stage = rec.error_stage ?? 'trial';
     const message = (rec.error ?? 'the trial failed').replace(`${stage}: `, '');
-    return { status: 'infra', stage, code: rec.error_code ?? 'error', message, ms };
+    return { status: 'infra', stage, code: rec.error_code ?? 'error', message, ms, ...where };
   }
   const targets = [...(rec.details.fail_to_pass ?? []), ...(rec.details.pass_to_pass ?? [])];
   const passed = new Map(targets.map((t) => [t.id, t.passed]));
   const { vector, failing } = testCriteriaVector(criteria, (id) => passed.get(id) ?? false);
-  return { status: 'graded', vector, failing, ms };
+  return { status: 'graded', vector, failing, ms, ...where };
 }
 
 export interface TrialEvaluatorOptions {

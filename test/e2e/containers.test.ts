@@ -178,6 +178,29 @@ describe.skipIf(noPodman)('--sandbox podman', () => {
     );
   });
 
+  it('contracts --sandbox podman: each case is a trial in the image, and the grader holds', () => {
+    const r = nanobench([
+      'contracts',
+      EXAMPLES,
+      '--task',
+      'textkit-001',
+      '--sandbox',
+      'podman',
+      '--image',
+      image,
+      '--mirror',
+      MIRROR,
+      '--cache-dir',
+      join(root, 'contracts-cache'),
+      '--json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const t = JSON.parse(r.stdout).tasks[0];
+    expect(t.status).toBe('held');
+    const where = t.cases.map((c: { evaluation?: { sandbox?: string } }) => c.evaluation?.sandbox);
+    expect(new Set(where)).toEqual(new Set(['podman']));
+  });
+
   it("the task's memory limit holds inside the container", () => {
     const [t] = trials(
       [
