@@ -13,7 +13,6 @@ import { type CriteriaVector, type TestCriterion, taskCriteria } from '../score/
 import { type LoadedTask, loadTaskFile } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { PASS_TO_PASS_CRITERION } from '../task/schema.js';
-import { RunPaths } from '../trial/paths.js';
 import { InfraError, UserError } from '../util/errors.js';
 import { applyPatch } from '../util/git.js';
 import { unmountUnder } from '../workspace/layers.js';
@@ -517,11 +516,9 @@ export async function runTaskContracts(
   try {
     task = (await ctx.resolved()).task;
     const snapshot = await ctx.snapshot();
-    const evaluate = trialEvaluator(await ctx.resolved(), criteria, {
-      paths: new RunPaths(join(ctx.dir('trials'), 'trials.sqlite'), opts.cacheDir),
-      mirrorDir: opts.mirrorDir,
-      sandbox: ctx.sandbox,
-    });
+    const evaluate = trialEvaluator(await ctx.resolved(), criteria, (agent) =>
+      ctx.trialEnv('contracts', agent),
+    );
     run = new TaskRun(lt, ctx, criteria, snapshot, evaluate, opts);
   } catch (e) {
     if (!(e instanceof InfraError) && !(e instanceof UserError)) throw e;

@@ -9,10 +9,9 @@ import { trialKey } from '../run/plan.js';
 import { type TestCriterion, testCriteriaVector } from '../score/criteria.js';
 import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
-import type { RunPaths } from '../trial/paths.js';
+import type { TrialEnv } from '../trial/env.js';
 import type { TrialRecord } from '../trial/record.js';
 import { runTrial } from '../trial/run-trial.js';
-import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import type { Evaluation } from './evaluator.js';
 
 /** What a candidate does to the workspace at base_commit (apply a patch, copy files, rename). */
@@ -59,18 +58,12 @@ export function evaluationOf(rec: TrialRecord, criteria: TestCriterion[]): Evalu
   return { status: 'graded', vector, failing, ms, ...where };
 }
 
-export interface TrialEvaluatorOptions {
-  paths: RunPaths;
-  mirrorDir?: string;
-  /** The container sandbox of the task's environment (GateContext.sandbox); none: this machine. */
-  sandbox?: SandboxDriver;
-}
-
 /** Grades candidates of one task, one trial each (attempt n: every trial its own key). */
 export function trialEvaluator(
   lt: LoadedTask<ResolvedTask>,
   criteria: TestCriterion[],
-  o: TrialEvaluatorOptions,
+  /** The trial environment of the task's gates, with the candidate as its agent. */
+  envFor: (agent: Agent) => TrialEnv,
 ): (apply: ApplyCandidate) => Promise<Evaluation> {
   let attempt = 0;
   return async (apply) => {
@@ -84,14 +77,7 @@ export function trialEvaluator(
     };
     const rec = await runTrial(
       { ...spec, key: trialKey(spec), task: lt },
-      {
-        runId: 'contracts',
-        paths: o.paths,
-        agent: candidateAgent(apply),
-        mirrorDir: o.mirrorDir,
-        keepWorkspaces: false,
-        ...(o.sandbox && { sandbox: o.sandbox }),
-      },
+      envFor(candidateAgent(apply)),
     );
     return evaluationOf(rec, criteria);
   };

@@ -4,13 +4,16 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Agent } from '../agent/types.js';
 import { taskDigest } from '../task/digest.js';
 import { recordTestLists } from '../task/governance.js';
 import type { LoadedTask } from '../task/load.js';
 import type { Manifest } from '../task/manifest.js';
 import type { ResolvedTask } from '../task/patches.js';
 import type { Task } from '../task/schema.js';
+import type { TrialEnv } from '../trial/env.js';
 import { containerInstaller, prepareEnvironment, resourcesOf } from '../trial/environment.js';
+import { RunPaths } from '../trial/paths.js';
 import { applyPatch } from '../util/git.js';
 import { type Verification, verify } from '../verify/verifier.js';
 import type { PreparedEnvironment } from '../workspace/environment.js';
@@ -69,6 +72,28 @@ export class GateContext {
     const d = join(this.opts.workDir, this.task.task_id.replace(/[^A-Za-z0-9._-]/g, '_'), name);
     mkdirSync(d, { recursive: true });
     return d;
+  }
+
+  /**
+   * What a gate's trials share (validate's controls, the contract cases): the trial core's
+   * environment with this task's cache, mirror and container sandbox; `name` is their run id and
+   * the directory of their workspaces.
+   */
+  trialEnv(
+    name: 'validate' | 'contracts',
+    agent: Agent,
+    extra: Pick<TrialEnv, 'services'> = {},
+  ): TrialEnv {
+    return {
+      runId: name,
+      paths: new RunPaths(join(this.dir(name), 'trials.sqlite'), this.opts.cacheDir),
+      agent,
+      mirrorDir: this.opts.mirrorDir,
+      keepWorkspaces: false,
+      ...extra,
+      // In the task's environment image when the gates run under a container sandbox.
+      ...(this.sandbox && { sandbox: this.sandbox }),
+    };
   }
 
   private once<T>(key: string, fn: () => Promise<T>): Promise<T> {

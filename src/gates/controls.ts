@@ -1,13 +1,7 @@
-// Gate 7, controls: through the real trial pipeline (provision, agent, diff, verify, score), the
-// oracle (applies the golden patch) must score 1.0 and nop (changes nothing) 0.0, graded on the
-// fail_to_pass / pass_to_pass lists the task file records. A nop that scores means the task
-// leaks: the graded tests pass without any change.
-import { join } from 'node:path';
 import { nopAgent, oracleAgent } from '../agent/controls.js';
 import type { Agent, Mode } from '../agent/types.js';
 import { trialKey } from '../run/plan.js';
 import type { TrialRecord } from '../store/store.js';
-import { RunPaths } from '../trial/paths.js';
 import { runTrial } from '../trial/run-trial.js';
 import { type Verification, verify } from '../verify/verifier.js';
 import { snapshotTree } from '../workspace/provision.js';
@@ -55,16 +49,7 @@ async function control(
   ctx.log(`running the ${agent.name} control trial (${mode})`);
   const rec = await runTrial(
     { ...spec, key: trialKey(spec), task: await ctx.resolved() },
-    {
-      runId: 'validate',
-      paths: new RunPaths(join(ctx.dir('controls'), 'trials.sqlite'), ctx.opts.cacheDir),
-      agent,
-      mirrorDir: ctx.opts.mirrorDir,
-      keepWorkspaces: false,
-      services: { verify: verifier },
-      // In the task's environment image when validate runs under a container sandbox.
-      ...(ctx.sandbox && { sandbox: ctx.sandbox }),
-    },
+    ctx.trialEnv('validate', agent, { services: { verify: verifier } }),
   );
   const ms = rec.details.verifier_ms;
   if (typeof ms === 'number') ctx.verifierMs.push(ms);
