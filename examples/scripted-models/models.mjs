@@ -184,6 +184,16 @@ const BARE_COMPETENT = {
   },
 };
 
+// What `hallucinator` answers the bare agent: the same changes it makes through Nanocoder, as
+// whole files. Without the harness it is no better and no worse: the harness delta reads 0.
+const BARE_HALLUCINATOR = {
+  'textkit-001': { edits: own('src/truncate.js') },
+  'textkit-002': { edits: own('src/truncate.js', 'src/pad.js', 'src/index.js') },
+  'invoicing-001': { edits: own('invoicing/invoice.py') },
+  'invoicing-002': { edits: own('invoicing/invoice.py') },
+  'shopfront-001': { edits: BACKEND_ONLY.edits },
+};
+
 export const MODELS = {
   competent: {
     description:
@@ -265,7 +275,9 @@ export const MODELS = {
       'edits the required files so the new code calls an API that exists nowhere in the repository ' +
       '(normalizeWidth(), Invoice.amount_outstanding()) -> hallucinated_api. On textkit-001 and ' +
       'invoicing-001 it makes a plausible but incorrect fix -> incorrect_fix. On shopfront-001 it ' +
-      'fixes only the Python API -> missing_cross_language_change (navigation) / incorrect_fix (hinted).',
+      'fixes only the Python API -> missing_cross_language_change (navigation) / incorrect_fix (hinted). ' +
+      'To the bare agent it answers with the same changes, as whole files.',
+    bare: BARE_HALLUCINATOR,
     tasks: {
       'textkit-001': {
         explore: EXPLORE['textkit-001'],
