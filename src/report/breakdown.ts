@@ -16,6 +16,8 @@ export const DIMENSIONS = [
 export type Dimension = (typeof DIMENSIONS)[number];
 
 export interface BreakdownRow {
+  /** The agent, in a run of several (`--agent nanocoder,bare`): their rates are never pooled. */
+  agent?: string;
   value: string;
   mode: string;
   rate: Rate;
@@ -68,19 +70,28 @@ function sortValue(d: Dimension, v: string): string | number {
  */
 export function breakdowns(trials: TrialOutcome[], tasks: TaskMetaMap | null): Breakdown[] {
   const dims = tasks ? DIMENSIONS : DIMENSIONS.filter((d) => d === 'provider' || d === 'model');
+  const byAgent = new Set(trials.map((t) => t.agent ?? '')).size > 1;
   return dims.map((dimension) => {
     const tallies = tallyBy(trials, (t) =>
-      valuesOf(dimension, t, tasks?.[t.task_id]).map((v) => joinKey(v, t.mode)),
+      valuesOf(dimension, t, tasks?.[t.task_id]).map((v) =>
+        joinKey(v, t.mode, byAgent ? (t.agent ?? '') : ''),
+      ),
     );
     const rows = [...tallies].map(([k, tally]) => {
-      const [value, mode] = splitKey(k);
-      return { value, mode, rate: tally.rate() };
+      const [value, mode, agent] = splitKey(k);
+      return { ...(agent !== '' && { agent }), value, mode, rate: tally.rate() };
     });
-    rows.sort((a, b) => {
-      const x = sortValue(dimension, a.value);
-      const y = sortValue(dimension, b.value);
-      return x < y ? -1 : x > y ? 1 : a.mode < b.mode ? -1 : a.mode > b.mode ? 1 : 0;
-    });
+    const cmp = (x: string | number, y: string | number) => (x < y ? -1 : x > y ? 1 : 0);
+    rows.sort(
+      (a, b) =>
+        cmp(sortValue(dimension, a.value), sortValue(dimension, b.value)) ||
+        cmp(a.agent ?? '', b.agent ?? '') ||
+        cmp(a.mode, b.mode),
+    );
     return { dimension, rows };
   });
 }
+
+/** A row's name: its value, after its agent in a run of several ("bare · python"). */
+export const breakdownValue = (row: BreakdownRow) =>
+  row.agent ? `${row.agent} · ${row.value}` : row.value;

@@ -3,6 +3,7 @@
 // opens offline and cannot phone home.
 import { auditSentence } from '../audit/policy.js';
 import { sandboxWarning } from '../integrity/report.js';
+import { breakdownValue } from './breakdown.js';
 import { navigationChart, scoreChart, taxonomyChart } from './charts.js';
 import {
   ciText,
@@ -140,7 +141,7 @@ function breakdownSection(r: Report): string {
       const title = DIMENSION_TITLES[b.dimension];
       const rows = b.rows.map(
         (x) =>
-          `<tr>${td(esc(x.value))}${td(esc(x.mode))}${num(passedText(x.rate))}${num(ciText(x.rate.ci95))}${num(score2(x.rate.mean_score))}${num(String(x.rate.errors))}</tr>`,
+          `<tr>${td(esc(breakdownValue(x)))}${td(esc(x.mode))}${num(passedText(x.rate))}${num(ciText(x.rate.ci95))}${num(score2(x.rate.mean_score))}${num(String(x.rate.errors))}</tr>`,
       );
       return `<h3>By ${esc(title)}</h3>${tableHtml(`breakdown-${b.dimension}`, [title, 'mode', 'passed', '95% CI', 'mean', 'errors'], rows)}`;
     });

@@ -4,6 +4,7 @@
 import { applyAudit, auditSentence, auditSummary } from '../audit/policy.js';
 import { integrityMarkdown, sandboxWarningMarkdown } from '../integrity/report.js';
 import type { AuditRecord, RunRecord, TrialRecord } from '../store/store.js';
+import { breakdownValue } from './breakdown.js';
 import {
   ciText,
   costPerSolvedText,
@@ -224,7 +225,7 @@ function breakdownSections(r: Report): string[] {
       continue;
     }
     const rows = b.rows.map((x) => [
-      mdCell(x.value),
+      mdCell(breakdownValue(x)),
       x.mode,
       passedText(x.rate),
       ciText(x.rate.ci95),

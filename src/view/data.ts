@@ -30,7 +30,16 @@ import { buildTranscript, type Transcript } from './transcript.js';
 
 // ---- filters ----
 
-export const FILTER_KEYS = ['model', 'task', 'mode', 'label', 'tier', 'language', 'flag'] as const;
+export const FILTER_KEYS = [
+  'agent',
+  'model',
+  'task',
+  'mode',
+  'label',
+  'tier',
+  'language',
+  'flag',
+] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Partial<Record<FilterKey, string>>;
 
@@ -60,6 +69,7 @@ const isIntegrityFlag = (f: string) => f in INTEGRITY_FLAGS;
 
 export function matches(t: TrialIndexRow, f: Filters, meta: TaskMetaMap): boolean {
   const m = meta[t.task_id];
+  if (f.agent && t.agent !== f.agent) return false;
   if (f.model && modelKey(t) !== f.model) return false;
   if (f.task && t.task_id !== f.task) return false;
   if (f.mode && t.mode !== f.mode) return false;
@@ -213,7 +223,10 @@ function options(trials: TrialIndexRow[], meta: TaskMetaMap, agent: string): Run
   const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
   const plain = (xs: Iterable<string>) => sorted(xs).map((value) => ({ value, text: value }));
   const flags = sorted(trials.flatMap((t) => t.flags));
+  const agents = sorted(trials.map((t) => t.agent ?? ''));
   return {
+    // A run of one agent needs no agent filter.
+    agent: agents.length > 1 ? plain(agents) : [],
     model: sorted(trials.map(modelKey)).map((value) => ({
       value,
       text: value.startsWith('none/') ? `(${agent})` : value,
@@ -242,7 +255,15 @@ export function runPage(store: Store, cache: RunCache, runId: string, f: Filters
   if (!run) return null;
   const { report, meta, trials, audit_note, progress } = cache.get(run);
   const shown = trials.filter((t) => matches(t, f, meta));
-  const cellKeys = new Set(shown.map((t) => `${modelKey(t)}\0${t.task_id}\0${t.mode}`));
+  // Matrix cells are per agent (report/matrix.ts): so is what the filters select.
+  const cellOf = (c: {
+    agent?: string;
+    provider: string;
+    model: string;
+    task_id: string;
+    mode: string;
+  }) => `${c.agent ?? ''}\0${modelKey(c)}\0${c.task_id}\0${c.mode}`;
+  const cellKeys = new Set(shown.map(cellOf));
   return {
     run,
     report,
@@ -250,7 +271,7 @@ export function runPage(store: Store, cache: RunCache, runId: string, f: Filters
     meta,
     filters: f,
     options: options(trials, meta, report.run.agent),
-    cells: report.matrix.filter((c) => cellKeys.has(`${modelKey(c)}\0${c.task_id}\0${c.mode}`)),
+    cells: report.matrix.filter((c) => cellKeys.has(cellOf(c))),
     trials: shown,
     total_trials: trials.length,
     audit_note,

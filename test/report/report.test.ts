@@ -1,6 +1,6 @@
 // The report model: matrix cells, breakdowns, navigation delta, taxonomy.
 import { describe, expect, it } from 'vitest';
-import { breakdowns, tokenBucket } from '../../src/report/breakdown.js';
+import { breakdowns, breakdownValue, tokenBucket } from '../../src/report/breakdown.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { providerMatrix } from '../../src/report/matrix.js';
 import { buildReport } from '../../src/report/model.js';
@@ -128,6 +128,18 @@ describe('breakdowns', () => {
       ['javascript', 0, 1],
       ['python', 1, 2],
     ]);
+  });
+
+  it('per agent in a run of several: bare and nanocoder are never pooled', () => {
+    const both = [...trials, ...cell(0, 1, { task_id: 'py', agent: 'bare' })];
+    const rows = breakdowns(both, tasks).find((b) => b.dimension === 'language')!.rows;
+    expect(rows.map((r) => [breakdownValue(r), r.rate.passed, r.rate.scored])).toEqual([
+      ['nanocoder · javascript', 0, 1],
+      ['bare · python', 0, 1],
+      ['nanocoder · python', 1, 2],
+    ]);
+    // One agent: the rows are as they always were.
+    expect(by('language').every((r) => r.agent === undefined)).toBe(true);
   });
 
   it('token density buckets sort by size, not by name', () => {

@@ -36,4 +36,15 @@ describe('the run page of a run of two agents', () => {
     expect(html.split('bare · p/m').length - 1).toBeGreaterThanOrEqual(3);
     expect(html.split('nanocoder · p/m').length - 1).toBeGreaterThanOrEqual(3);
   });
+
+  it('filters by agent: the trials, the matrix and the row links select one agent', async () => {
+    const all = await (await app.request('http://localhost/runs/two')).text();
+    expect(all).toMatch(/<select name="agent"/);
+    // A model row links to its own agent's trials.
+    expect(all).toContain('href="/runs/two?agent=bare&amp;model=p%2Fm&amp;mode=hinted"');
+    const bare = await (await app.request('http://localhost/runs/two?agent=bare')).text();
+    const trials = bare.match(/<table id="trials-table">([\s\S]*?)<\/table>/)![1];
+    expect(trials).toContain('unusable_edit');
+    expect(trials).not.toContain('nanocoder · p/m');
+  });
 });

@@ -47,6 +47,7 @@ export const trialHref = (runId: string, id: number, f: Filters = {}) =>
   `/runs/${encodeURIComponent(runId)}/trials/${id}${filterQuery(f)}`;
 
 const FILTER_TITLES: Record<FilterKey, string> = {
+  agent: 'agent',
   model: 'model',
   task: 'task',
   mode: 'mode',
@@ -71,7 +72,13 @@ const Cell: FC<{ c: MatrixCell; p: RunPage }> = ({ c, p }) => {
     .join(', ');
   const cls = c.scored === 0 ? '' : c.passed === c.scored ? 'pass' : c.passed === 0 ? 'fail' : '';
   const errors = c.errors ? ` (+${plural(c.errors, 'infra error')})` : '';
-  const cellFilter = { ...p.filters, model: modelKey(c), task: c.task_id, mode: c.mode };
+  const cellFilter = {
+    ...p.filters,
+    ...(c.agent !== undefined && { agent: c.agent }),
+    model: modelKey(c),
+    task: c.task_id,
+    mode: c.mode,
+  };
   return (
     <tr class={cls && `cell-${cls}`}>
       <td>{rowName(c, p.report.run.agent)}</td>
@@ -211,7 +218,13 @@ export const RunPageView: FC<{ p: RunPage }> = ({ p }) => {
             {r.models.map((m) => (
               <tr>
                 <td>
-                  <a href={runHref(p.run.id, { model: modelKey(m), mode: m.mode })}>
+                  <a
+                    href={runHref(p.run.id, {
+                      ...(m.agent !== undefined && { agent: m.agent }),
+                      model: modelKey(m),
+                      mode: m.mode,
+                    })}
+                  >
                     {rowName(m, r.run.agent)}
                   </a>
                   {m.rate.non_deterministic ? <span class="mark"> {NON_DET_MARK}</span> : ''}
