@@ -64,12 +64,14 @@ export function demoChoice(
       runs: o.runs,
       says: 'full demo: the sampling policy (1 run per tier 1-2 task, 5 per tier 3-4 task)',
     };
+  const runs = o.runs ?? '1';
   return {
     models: pick(QUICK_MODELS),
-    runs: o.runs ?? '1',
-    says:
-      'quick demo: 1 run per task, 4 of the 6 scripted models (flaky shows only over repeated runs); ' +
-      'the whole policy with every model: npm run demo -- --full',
+    runs,
+    says: o.model
+      ? `demo of ${o.model.join(', ')}: ${runs} run(s) per task`
+      : 'quick demo: 1 run per task, 4 of the 6 scripted models (flaky shows only over repeated runs); ' +
+        'the whole policy with every model: npm run demo -- --full',
   };
 }
 

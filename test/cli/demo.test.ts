@@ -38,6 +38,7 @@ describe('demo choice', () => {
     expect(demoChoice({ model: ['flaky'], runs: '2' }, DEMO_MODELS)).toMatchObject({
       models: ['flaky'],
       runs: '2',
+      says: 'demo of flaky: 2 run(s) per task',
     });
     expect(demoChoice({ full: true, runs: '3' }, DEMO_MODELS).runs).toBe('3');
     expect(demoChoice({}, ['competent', 'flaky']).models).toEqual(['competent']);

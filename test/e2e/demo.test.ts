@@ -20,7 +20,8 @@ describe('nanobench demo', () => {
     const db = join(tempDir('nb-demo-'), 'demo.sqlite');
     const r = nanobench([...QUICK, '--db', db]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/quick demo: 1 run per task/);
+    // The models asked for, not the quick demo's four.
+    expect(r.stderr).toMatch(/demo of competent: 1 run\(s\) per task/);
     expect(r.stderr).toMatch(/5 of 5 trials to run/);
     expect(sandboxLines(r.stderr)).toEqual([
       'nanobench demo: sandbox bwrap (bubblewrap works here): agents see the toolchain read-only, their workspace, nothing of NanoBench, and no network but the scripted model server',
