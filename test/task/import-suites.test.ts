@@ -395,3 +395,128 @@ describe('guessSuites: the environment a test script sets for its runner (issue 
     expect(guess({ test: 'FOO=1 node prep.js && jest' }).suites[0].command).toMatch(/^node -e/);
   });
 });
+
+describe('guessSuites: build steps before the runner (issue 24)', () => {
+  const TAP = `node -e 'require("mocha/lib/cli/cli.js").main(["--reporter","tap","test/a.js"])'`;
+  const YARN4 = 'npx --yes -p @yarnpkg/cli-dist@4.1.0 yarn';
+
+  it("runs the chain's build scripts first through Yarn 2+, lint and checks left out", () => {
+    const scripts = {
+      test: 'nyc yarn unit',
+      unit: 'yarn build && cross-env NODE_ENV=test yarn mocha-all',
+      build: 'yarn lint && yarn gen-esm && yarn check-types && yarn bundle',
+      lint: 'yarn eslint',
+      'gen-esm': 'yarn tsc --outDir out && node make-pkg.js',
+      'check-types': 'yarn tsd',
+      bundle: 'rollup -c',
+      'mocha-all': "mocha 'test/**/*.js'",
+    };
+    const g = guessSuites(
+      repo({
+        'package.json': pkg('', { mocha: '^10' }, { scripts, packageManager: 'yarn@4.1.0' }),
+        'yarn.lock': '',
+        'test/a.js': '',
+      }),
+      ['test/a.js'],
+      { narrow: true },
+    );
+    // NODE_ENV=test, set by cross-env on the way to the runner, is set for it too.
+    expect(g.suites[0].command).toBe(
+      `{ ${YARN4} run gen-esm; ${YARN4} run bundle; } >&2; NODE_ENV=test ${TAP}`,
+    );
+    expect(g.notes.join('\n')).toMatch(
+      /builds before its runner.*output to stderr; left out as lint, check or test steps: "lint", "check-types"/,
+    );
+  });
+
+  it('only the steps that write a directory the tests import, when some of them name it', () => {
+    const scripts = {
+      test: 'npm run build && mocha',
+      build: 'npm run build:esm && npm run build:cjs && rollup -c',
+      'build:esm': 'tsc --outDir libesm && node write-pkg.js libesm',
+      'build:cjs': 'tsc --module commonjs --outDir libcjs',
+    };
+    const files = (test: string) =>
+      repo({
+        'package.json': pkg('', { mocha: '^10' }, { scripts }),
+        'package-lock.json': '{}',
+        'src/a.ts': '',
+        'test/a.js': test,
+      });
+    const g = guessSuites(
+      files("import { a } from '../libesm/a.js';\nimport { b } from '../src/b.js';\n"),
+      ['test/a.js'],
+      { narrow: true },
+    );
+    expect(g.suites[0].command).toBe(`{ npm run build:esm; } >&2; ${TAP}`);
+    expect(g.notes.join('\n')).toMatch(
+      /left out as writing nothing the tests import \(libesm\/\): "npm run build:cjs", "npm exec -c 'rollup -c'"/,
+    );
+    // Tests that import no build output by path get every build step.
+    const all = guessSuites(files("const { a } = require('my-pkg');\n"), ['test/a.js'], {
+      narrow: true,
+    });
+    expect(all.suites[0].command).toBe(
+      `{ npm run build:esm; npm run build:cjs; npm exec -c 'rollup -c'; } >&2; ${TAP}`,
+    );
+  });
+
+  it('npm: the pretest hook and a plain build command before the runner; a lint pretest is not', () => {
+    const files = (scripts: Record<string, string>) =>
+      repo({
+        'package.json': pkg('', { mocha: '^10' }, { scripts }),
+        'package-lock.json': '{}',
+        'test/a.js': '',
+      });
+    const built = guessSuites(
+      files({ pretest: 'npm run compile', compile: 'tsc -p .', test: 'tsc -p test && mocha' }),
+      ['test/a.js'],
+      { narrow: true },
+    );
+    expect(built.suites[0].command).toBe(
+      `{ npm run compile; npm exec -c 'tsc -p test'; } >&2; ${TAP}`,
+    );
+    const linted = guessSuites(
+      files({ pretest: 'eslint . && prettier --check .', test: 'mocha' }),
+      ['test/a.js'],
+      { narrow: true },
+    );
+    expect(linted.suites[0].command).toBe(TAP);
+  });
+
+  it('pnpm: scripts through pnpm run; no pretest hook; type checks and unrelated scripts skipped', () => {
+    const g = guessSuites(
+      repo({
+        'package.json': pkg(
+          '',
+          { vitest: '^2' },
+          {
+            packageManager: 'pnpm@9.4.0',
+            scripts: {
+              pretest: 'pnpm build',
+              test: 'pnpm clean && tsc --noEmit && pnpm build:lib && vitest run',
+              clean: 'rm -rf dist',
+              'build:lib': 'tsup src/index.ts',
+            },
+          },
+        ),
+        'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
+        'test/a.test.ts': '',
+      }),
+      ['test/a.test.ts'],
+    );
+    expect(g.suites[0].command).toBe(
+      '{ npx --yes pnpm@9.4.0 run build:lib; } >&2; npx vitest run --reporter=json --outputFile=.nanobench-results.json',
+    );
+  });
+
+  it('a script with nothing to build before its runner gets no prefix and no build note', () => {
+    const g = guessSuites(
+      repo({ 'package.json': pkg('mocha', { mocha: '^10' }), 'test/a.js': '' }),
+      ['test/a.js'],
+      { narrow: true },
+    );
+    expect(g.suites[0].command).toBe(TAP);
+    expect(g.notes.join('\n')).not.toMatch(/build/);
+  });
+});
