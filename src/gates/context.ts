@@ -23,6 +23,34 @@ import { withSession } from '../workspace/sandbox/session.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import { type RepoSource, resolveSource } from '../workspace/source.js';
 
+/**
+ * The trial environment of a gate's trials (a PR task's controls and contract cases through
+ * GateContext.trialEnv, a Harbor task's controls): the one place that builds it.
+ */
+export function gateTrialEnv(
+  o: {
+    runId: 'validate' | 'contracts';
+    /** Where the trials' workspaces live (the caller removes it). */
+    dir: string;
+    cacheDir: string;
+    mirrorDir?: string;
+    /** In the task's environment image when the gates run under a container sandbox. */
+    sandbox?: SandboxDriver;
+  },
+  agent: Agent,
+  extra: Pick<TrialEnv, 'services'> = {},
+): TrialEnv {
+  return {
+    runId: o.runId,
+    paths: new RunPaths(join(o.dir, 'trials.sqlite'), o.cacheDir),
+    agent,
+    mirrorDir: o.mirrorDir,
+    keepWorkspaces: false,
+    ...extra,
+    ...(o.sandbox && { sandbox: o.sandbox }),
+  };
+}
+
 export interface ValidateOptions {
   /** Where source clones and environment snapshots are cached (shared with `run`). */
   cacheDir: string;
@@ -84,16 +112,17 @@ export class GateContext {
     agent: Agent,
     extra: Pick<TrialEnv, 'services'> = {},
   ): TrialEnv {
-    return {
-      runId: name,
-      paths: new RunPaths(join(this.dir(name), 'trials.sqlite'), this.opts.cacheDir),
+    return gateTrialEnv(
+      {
+        runId: name,
+        dir: this.dir(name),
+        cacheDir: this.opts.cacheDir,
+        mirrorDir: this.opts.mirrorDir,
+        sandbox: this.sandbox,
+      },
       agent,
-      mirrorDir: this.opts.mirrorDir,
-      keepWorkspaces: false,
-      ...extra,
-      // In the task's environment image when the gates run under a container sandbox.
-      ...(this.sandbox && { sandbox: this.sandbox }),
-    };
+      extra,
+    );
   }
 
   private once<T>(key: string, fn: () => Promise<T>): Promise<T> {

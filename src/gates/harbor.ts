@@ -13,9 +13,9 @@ import { trialKey } from '../run/plan.js';
 import type { TrialRecord } from '../store/store.js';
 import type { GateResult } from '../task/evidence.js';
 import { harborDigest, loadHarborTask } from '../task/harbor.js';
-import { RunPaths } from '../trial/paths.js';
 import { runTrial } from '../trial/run-trial.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
+import { gateTrialEnv } from './context.js';
 
 export interface HarborValidation {
   task_id: string;
@@ -100,13 +100,10 @@ export async function validateHarbor(
           key: trialKey(spec),
           task: { task, file: base.file, datasetDir: dataset, digest: harborDigest(dir) },
         },
-        {
-          runId: 'validate',
-          paths: new RunPaths(join(work, 'trials.sqlite'), o.cacheDir),
+        gateTrialEnv(
+          { runId: 'validate', dir: work, cacheDir: o.cacheDir, sandbox: o.sandbox },
           agent,
-          keepWorkspaces: false,
-          sandbox: o.sandbox,
-        },
+        ),
       );
     };
     const oracle = await control(oracleAgent);
