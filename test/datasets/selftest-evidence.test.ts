@@ -7,9 +7,8 @@
 //
 // The full selftest ran on the 31 tasks of nanobench-v1 1.0.0 (archive/1.0.0/selftest): every one
 // of them must have it. For the current version (2.2.0, 107 active tasks) 19 tasks unchanged
-// since 1.0.0 carry that evidence and the selftest of 2026-12-03 recorded it for 72 more;
-// every evidence file must be current and its mismatches the known ones, and the tasks still
-// without it are listed (WITHOUT_EVIDENCE).
+// since 1.0.0 carry that evidence and the selftests of 2026-12-03 and 2026-12-04 recorded it for
+// the other 88: every active task must have it, current, its mismatches the known ones.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSelftestEvidence, selftestEvidenceStatus } from '../../src/derived/evidence.js';
@@ -21,11 +20,6 @@ const KNOWN_MISMATCHES: Record<string, string> = {
   'zod-5440': "zod's vitest type tests pass with a run-time break: partial_fix_only",
   'zod-6376': "zod's vitest type tests pass with a run-time break: incorrect_fix",
 };
-
-// The active tasks of the current version that have no selftest evidence yet (the selftest of
-// 2026-12-03 and 2026-12-04 did not reach them: see docs/DATASET.md, "Selftest evidence"). The list only
-// shrinks: a task that gains evidence must leave it, and a task missing from it must have some.
-const WITHOUT_EVIDENCE = ['ninja-2540'];
 
 const statusOf = (dir: string) =>
   loadDataset(dir)
@@ -48,7 +42,7 @@ describe('selftest evidence of nanobench-v1', () => {
     expect(mismatched).toEqual(Object.keys(KNOWN_MISMATCHES));
   });
 
-  it('the current version: what evidence it has is complete and current, mismatches the known ones', () => {
+  it('the current version: every active task has it, complete and current, mismatches the known ones', () => {
     const status = statusOf(dataset);
     const problems = status
       .filter((p) => p.status === 'stale' || p.status === 'incomplete')
@@ -56,8 +50,8 @@ describe('selftest evidence of nanobench-v1', () => {
     expect(problems, 'run: nanobench selftest DATASET --mirror DIR --record-evidence').toEqual([]);
     const mismatched = status.filter((p) => p.status === 'mismatch').map((p) => p.id);
     for (const id of mismatched) expect(Object.keys(KNOWN_MISMATCHES)).toContain(id);
-    // Every other active task has evidence: those unchanged since 1.0.0 keep theirs, the rest
-    // were recorded by the selftest of 2.2.0.
-    expect(status.filter((p) => p.status === 'missing').map((p) => p.id)).toEqual(WITHOUT_EVIDENCE);
+    // Every active task has evidence: those unchanged since 1.0.0 keep theirs, the rest were
+    // recorded by the selftest of 2.2.0 (docs/DATASET.md, "Selftest evidence").
+    expect(status.filter((p) => p.status === 'missing').map((p) => p.id)).toEqual([]);
   });
 });
