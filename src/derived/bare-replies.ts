@@ -1,40 +1,39 @@
 // The derived behaviours as the bare agent's model plays them (issue 29: bare on real tasks
-// offline). The bare agent offers no tools (src/agent/bare.ts), so each behaviour is text in the
-// bare format (src/agent/bare-format.ts), built from the same derived data as Nanocoder's tool
-// calls (behaviours.ts): golden, hallucinated and interface answer at once with the whole new
-// content of every file they change; wanderer asks to read its files, then answers no change;
-// nothing answers no change; overflow is the provider's context error, as for Nanocoder.
+// offline). The bare agent offers no tools (src/agent/bare.ts), so the behaviours of
+// behaviours.ts are said in the bare format (src/agent/bare-format.ts): golden, hallucinated and
+// interface answer at once with the whole new content of every file they change; wanderer asks
+// to read its files, then answers no change; nothing and overflow are as for Nanocoder.
 import { MAX_BARE_READS, showFiles } from '../agent/bare-format.js';
 import type { Step } from '../provider/script-schema.js';
-import { type BehaviourName, behaviourChange, type DerivedTask, FINAL } from './behaviours.js';
-import { type GoldenChange, isUnbuildable, type Unbuildable } from './golden-edits.js';
+import {
+  type BehaviourName,
+  behaviourSteps,
+  type DerivedTask,
+  type Dialect,
+  FINAL,
+} from './behaviours.js';
+import type { GoldenChange, Unbuildable } from './golden-edits.js';
+
+/**
+ * The bare format: READ lines (at most MAX_BARE_READS; in hinted mode the one request gets them,
+ * which is no change either) and whole files. "Nothing" and wanderer's last answer hold no file
+ * block, which the bare agent reads as an unusable edit: its "no change".
+ */
+export const BARE_DIALECT: Dialect = {
+  reads: (paths) => [
+    FINAL(
+      paths
+        .slice(0, MAX_BARE_READS)
+        .map((p) => `READ: ${p}`)
+        .join('\n'),
+    ),
+  ],
+  change: bareAnswer,
+};
 
 /** The replies to the bare agent of one behaviour on one task, or why it cannot be built. */
-export function bareBehaviourSteps(d: DerivedTask, name: BehaviourName): Step[] | Unbuildable {
-  switch (name) {
-    case 'nothing':
-      // No file block: the bare agent reads it as an unusable edit, its "no change".
-      return [FINAL('I have looked at the task and I am not changing anything.')];
-    case 'overflow':
-      return [{ fail: 'context_http' }];
-    case 'wanderer':
-      if (isUnbuildable(d.wander)) return d.wander;
-      // In hinted mode the one request gets these READ lines: no change either.
-      return [
-        FINAL(
-          d.wander
-            .slice(0, MAX_BARE_READS)
-            .map((p) => `READ: ${p}`)
-            .join('\n'),
-        ),
-        FINAL('I have read around the repository.'),
-      ];
-    default: {
-      const change = behaviourChange(d, name);
-      return isUnbuildable(change) ? change : bareAnswer(change);
-    }
-  }
-}
+export const bareBehaviourSteps = (d: DerivedTask, name: BehaviourName) =>
+  behaviourSteps(d, name, BARE_DIALECT);
 
 /**
  * The change as whole-file blocks. The format replaces files and cannot delete one: a deletion is

@@ -161,8 +161,29 @@ function withStatement(
 
 export const FINAL = (text: string): Step => ({ final: text });
 
+/**
+ * How a behaviour's two moves are said to one agent: reading files, and making a change. The
+ * behaviours are the same for every agent (behaviourSteps); only their wording differs.
+ */
+export interface Dialect {
+  /** The turns that read these files (they are never required ones). */
+  reads(paths: string[]): Step[];
+  /** The turns that make the change, or why this agent cannot be told it. */
+  change(change: GoldenChange): Step[] | Unbuildable;
+}
+
+/** Nanocoder 1.30's own tools: read_file, then string_replace / write_file / file_op. */
+export const NANOCODER_DIALECT: Dialect = {
+  reads: (paths) => [{ tools: paths.map((p) => read(p)) }],
+  change: (change) => [...editSteps(change), FINAL('The change is made.')],
+};
+
 /** The replies of one behaviour on one task, or why it cannot be built. */
-export function behaviourSteps(d: DerivedTask, name: BehaviourName): Step[] | Unbuildable {
+export function behaviourSteps(
+  d: DerivedTask,
+  name: BehaviourName,
+  dialect: Dialect = NANOCODER_DIALECT,
+): Step[] | Unbuildable {
   switch (name) {
     case 'nothing':
       return [FINAL('I have looked at the task and I am not changing anything.')];
@@ -170,13 +191,12 @@ export function behaviourSteps(d: DerivedTask, name: BehaviourName): Step[] | Un
       return [{ fail: 'context_http' }];
     case 'wanderer':
       if (isUnbuildable(d.wander)) return d.wander;
-      return [{ tools: d.wander.map((p) => read(p)) }, FINAL('I have read around the repository.')];
-    default:
-      break;
+      return [...dialect.reads(d.wander), FINAL('I have read around the repository.')];
+    default: {
+      const change = behaviourChange(d, name);
+      return isUnbuildable(change) ? change : dialect.change(change);
+    }
   }
-  const change = behaviourChange(d, name);
-  if (isUnbuildable(change)) return change;
-  return [...editSteps(change), FINAL('The change is made.')];
 }
 
 /** The behaviours that change files. */
