@@ -9,6 +9,23 @@ import { EXAMPLES, nanobench, runJson, tempDir } from '../helpers/cli.js';
 const db = join(tempDir(), 'r.sqlite');
 const MIRROR = join(EXAMPLES, 'mirror');
 
+/** One hinted run per model of an example task, with derived (scripted) models. */
+const derivedRun = (agent: string, models: string, task: string) =>
+  runJson(
+    ['run', 'examples', '--agent', agent, '--provider', 'scripted', '--model', models].concat([
+      '--task',
+      task,
+      '--mode',
+      'hinted',
+      '--runs',
+      '1',
+      '--mirror',
+      MIRROR,
+      '--db',
+      db,
+    ]),
+  );
+
 describe('nanobench selftest', () => {
   it('golden and interface on invoicing-001: every case as the rules expect, in both modes', () => {
     const r = nanobench([
@@ -44,26 +61,7 @@ describe('nanobench selftest', () => {
   });
 
   it('run --model derived:golden solves a four-file task through Nanocoder', () => {
-    const out = runJson([
-      'run',
-      'examples',
-      '--agent',
-      'nanocoder',
-      '--provider',
-      'scripted',
-      '--model',
-      'derived:golden',
-      '--task',
-      'textkit-002',
-      '--mode',
-      'hinted',
-      '--runs',
-      '1',
-      '--mirror',
-      MIRROR,
-      '--db',
-      db,
-    ]);
+    const out = derivedRun('nanocoder', 'derived:golden', 'textkit-002');
     expect(out.trials.map((t) => [t.model, t.label, t.score])).toEqual([
       ['derived:golden', 'pass', 1],
     ]);
@@ -71,26 +69,11 @@ describe('nanobench selftest', () => {
   });
 
   it('the bare agent plays derived behaviours too, in its own format', () => {
-    const out = runJson([
-      'run',
-      'examples',
-      '--agent',
+    const out = derivedRun(
       'bare',
-      '--provider',
-      'scripted',
-      '--model',
       'derived:golden,derived:hallucinated,derived:nothing',
-      '--task',
       'invoicing-001',
-      '--mode',
-      'hinted',
-      '--runs',
-      '1',
-      '--mirror',
-      MIRROR,
-      '--db',
-      db,
-    ]);
+    );
     const got = out.trials.map((t) => [t.agent, t.model, t.label]).sort();
     expect(got).toEqual([
       ['bare', 'derived:golden', 'pass'],
