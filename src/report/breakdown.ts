@@ -1,7 +1,15 @@
 // The aggregated baseline report (whitepaper §8): pass rates broken down by provider, model,
 // reasoning category, language, domain, token density and tier, each split by mode (hinted and
 // navigation rates answer different questions and are never pooled).
-import { joinKey, type Rate, splitKey, type TrialOutcome, tallyBy } from '../stats/aggregate.js';
+import {
+  joinKey,
+  type Rate,
+  severalAgents,
+  splitKey,
+  type TrialOutcome,
+  tallyBy,
+  withAgent,
+} from '../stats/aggregate.js';
 import type { TaskMeta, TaskMetaMap } from './task-meta.js';
 
 export const DIMENSIONS = [
@@ -70,7 +78,7 @@ function sortValue(d: Dimension, v: string): string | number {
  */
 export function breakdowns(trials: TrialOutcome[], tasks: TaskMetaMap | null): Breakdown[] {
   const dims = tasks ? DIMENSIONS : DIMENSIONS.filter((d) => d === 'provider' || d === 'model');
-  const byAgent = new Set(trials.map((t) => t.agent ?? '')).size > 1;
+  const byAgent = severalAgents(trials);
   return dims.map((dimension) => {
     const tallies = tallyBy(trials, (t) =>
       valuesOf(dimension, t, tasks?.[t.task_id]).map((v) =>
@@ -93,5 +101,4 @@ export function breakdowns(trials: TrialOutcome[], tasks: TaskMetaMap | null): B
 }
 
 /** A row's name: its value, after its agent in a run of several ("bare · python"). */
-export const breakdownValue = (row: BreakdownRow) =>
-  row.agent ? `${row.agent} · ${row.value}` : row.value;
+export const breakdownValue = (row: BreakdownRow) => withAgent(row.agent, row.value);

@@ -1,6 +1,8 @@
 // What a comparison says in words: the headline over groups, the rule that decided it, and the
 // smallest change it could have seen. `nanobench compare`, the viewer's compare page and the PR
 // comment all use these, so they say the same thing.
+
+import { withAgent } from '../stats/aggregate.js';
 import type { Comparison, GroupComparison } from '../stats/compare.js';
 import { MIN_PAIRED_TASKS } from '../stats/paired.js';
 import { modelName, ppInterval, ppText } from './format.js';
@@ -14,9 +16,7 @@ export function agentsOf(c: Comparison): string {
 
 /** A group's model, after its agent when the comparison is per agent ("bare · p/m"). */
 export const groupModel = (g: GroupComparison, agents: string) =>
-  g.agent
-    ? `${g.agent} · ${modelName(g.provider, g.model, g.agent)}`
-    : modelName(g.provider, g.model, agents);
+  withAgent(g.agent, modelName(g.provider, g.model, g.agent ?? agents));
 
 export const groupLabel = (g: GroupComparison, agents: string) =>
   `${groupModel(g, agents)} ${g.mode}`;

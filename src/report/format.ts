@@ -1,6 +1,6 @@
 // Number and name formatting shared by the markdown and HTML renderers, so both print the same.
 import { agentNames } from '../agent/agents.js';
-import type { Rate } from '../stats/aggregate.js';
+import { type Rate, withAgent } from '../stats/aggregate.js';
 import type { TaskWeightedRate } from '../stats/tasks.js';
 import type { UsageComparison } from '../stats/usage.js';
 import type { Interval } from '../stats/wilson.js';
@@ -58,7 +58,7 @@ export const rowName = (
   runAgent: string,
 ) =>
   row.agent && agentNames(runAgent).length > 1
-    ? `${row.agent} · ${modelName(row.provider, row.model, row.agent)}`
+    ? withAgent(row.agent, modelName(row.provider, row.model, row.agent))
     : modelName(row.provider, row.model, runAgent);
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

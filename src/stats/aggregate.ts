@@ -118,6 +118,14 @@ export function getOrInit<K, V>(m: Map<K, V>, key: K, init: () => V): V {
 export const joinKey = (...parts: string[]) => parts.join('\u0000');
 export const splitKey = (key: string) => key.split('\u0000');
 
+/** Trials of more than one agent (`--agent nanocoder,bare`): whatever groups them, groups by agent too. */
+export const severalAgents = (trials: readonly { agent?: string }[]) =>
+  new Set(trials.map((t) => t.agent ?? '')).size > 1;
+
+/** A name after its agent, where the agent is named ("bare · p/m"); the name alone otherwise. */
+export const withAgent = (agent: string | undefined, name: string) =>
+  agent ? `${agent} · ${name}` : name;
+
 const DIGITS = /\d+|\D+/g;
 
 /**

@@ -16,9 +16,11 @@ import {
   joinKey,
   naturalCompare,
   type Rate,
+  severalAgents,
   splitKey,
   Tally,
   type TrialOutcome,
+  withAgent,
 } from './aggregate.js';
 import { FAMILY_ALPHA, type PairedVerdict, pairedFamily } from './paired-family.js';
 import { MIN_RUNS_TIER_3_4, undersampled } from './sampling.js';
@@ -199,13 +201,12 @@ const cellOf = (byAgent: boolean) => (t: TrialOutcome) =>
 /** A cell key without its task: the group (agent, provider, model, mode). */
 const groupOfCell = (cell: string) => cell.slice(0, cell.lastIndexOf('\u0000'));
 /** "p/m mode", or "agent · p/m mode" in a comparison per agent. */
-const groupName = (agent: string | undefined, provider: string, model: string, mode: string) =>
-  `${agent ? `${agent} · ` : ''}${provider}/${model} ${mode}`;
+export const groupName = (g: Pick<GroupComparison, 'agent' | 'provider' | 'model' | 'mode'>) =>
+  withAgent(g.agent, `${g.provider}/${g.model} ${g.mode}`);
 const show = (k: string) => {
-  const [agent, p, m, mode] = splitKey(k);
-  return groupName(agent, p, m, mode);
+  const [agent, provider, model, mode] = splitKey(k);
+  return groupName({ agent, provider, model, mode });
 };
-const severalAgents = (r: RunSide) => new Set(r.trials.map((t) => t.agent ?? '')).size > 1;
 
 function str(x: unknown): string | undefined {
   return typeof x === 'string' || typeof x === 'number' ? String(x) : undefined;
@@ -301,7 +302,7 @@ export function compareRuns(
   const base = { ...baseRun, trials: applyAudit(baseRun.trials, audit?.agreement) };
   const cand = { ...candRun, trials: applyAudit(candRun.trials, audit?.agreement) };
   // Every trial's cell key, computed once (comparisons of thousands of trials run in loops).
-  const cellKey = cellOf(severalAgents(base) || severalAgents(cand));
+  const cellKey = cellOf(severalAgents(base.trials) || severalAgents(cand.trials));
   const keys = { b: base.trials.map(cellKey), c: cand.trials.map(cellKey) };
   const baseCells = new Set(keys.b);
   const candCells = new Set(keys.c);
@@ -357,7 +358,7 @@ export function compareRuns(
       alpha: FAMILY_ALPHA,
       tested,
       per_group_alpha: FAMILY_ALPHA / Math.max(1, tested),
-      unpaired: groups.filter((g) => g.paired.verdict === null).map(nameOf),
+      unpaired: groups.filter((g) => g.paired.verdict === null).map(groupName),
     },
     label_shifts: labelShifts(all.b, all.c),
     label_scored: { base: all.b.scored, candidate: all.c.scored },
@@ -377,9 +378,6 @@ export function compareRuns(
   c.warnings.push(...comparisonWarnings(c));
   return c;
 }
-
-const nameOf = (g: Pick<GroupComparison, 'agent' | 'provider' | 'model' | 'mode'>) =>
-  groupName(g.agent, g.provider, g.model, g.mode);
 
 /** What the comparison left out or could not do, after what differs between the runs. */
 function comparisonWarnings(c: Comparison): string[] {
@@ -405,7 +403,7 @@ function comparisonWarnings(c: Comparison): string[] {
   const nd = c.groups.filter((g) => g.non_deterministic);
   if (nd.length)
     w.push(
-      `non-deterministic (temperature not pinned) in ${nd.map(nameOf).join(', ')}: spread may come from sampling`,
+      `non-deterministic (temperature not pinned) in ${nd.map(groupName).join(', ')}: spread may come from sampling`,
     );
   return w;
 }
@@ -441,7 +439,7 @@ function undersampledCells(
     if (!shared(k)) continue;
     const [agent, provider, model, mode, task] = splitKey(k);
     if (undersampled(tiers[task], Math.min(b.get(k) ?? 0, c.get(k) ?? 0)))
-      out.set(k, `${task} ${groupName(agent, provider, model, mode)}`);
+      out.set(k, `${task} ${groupName({ agent, provider, model, mode })}`);
   }
   return out;
 }

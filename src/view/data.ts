@@ -14,6 +14,7 @@ import { buildReport, type Report } from '../report/model.js';
 import type { TaskMeta, TaskMetaMap } from '../report/task-meta.js';
 import { readRunConfig } from '../run/stored-config.js';
 import { RULES } from '../score/rules.js';
+import { severalAgents } from '../stats/aggregate.js';
 import {
   RULES as COMPARE_RULES,
   type Comparison,
@@ -223,10 +224,9 @@ function options(trials: TrialIndexRow[], meta: TaskMetaMap, agent: string): Run
   const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
   const plain = (xs: Iterable<string>) => sorted(xs).map((value) => ({ value, text: value }));
   const flags = sorted(trials.flatMap((t) => t.flags));
-  const agents = sorted(trials.map((t) => t.agent ?? ''));
   return {
     // A run of one agent needs no agent filter.
-    agent: agents.length > 1 ? plain(agents) : [],
+    agent: severalAgents(trials) ? plain(trials.map((t) => t.agent)) : [],
     model: sorted(trials.map(modelKey)).map((value) => ({
       value,
       text: value.startsWith('none/') ? `(${agent})` : value,

@@ -24,7 +24,7 @@ import {
   ppText,
   tokensChangeText,
 } from '../../report/format.js';
-import type { Comparison, GroupComparison } from '../../stats/compare.js';
+import { type Comparison, type GroupComparison, groupName } from '../../stats/compare.js';
 import type { TaskWeightedRate } from '../../stats/tasks.js';
 import type { RunRecord } from '../../store/store.js';
 import { Layout } from './layout.js';
@@ -64,10 +64,7 @@ const Row: FC<{ g: GroupComparison; name: string }> = ({ g, name }) => {
   const p = g.paired;
   const mean = (x: number | null) => (x === null ? '—' : x.toFixed(2));
   return (
-    <tr
-      data-group={`${g.agent ? `${g.agent} · ` : ''}${g.provider}/${g.model} ${g.mode}`}
-      data-rule={g.verdict_rule}
-    >
+    <tr data-group={groupName(g)} data-rule={g.verdict_rule}>
       <td>
         {name}
         {g.non_deterministic ? <span class="mark"> {NON_DET_MARK}</span> : ''}
