@@ -5,7 +5,7 @@
 // The criteria vector is read from the graded targets, so a contract judges the very grader a
 // run scores with, not a copy of its steps.
 import type { Agent, AgentResult } from '../agent/types.js';
-import { trialKey } from '../run/plan.js';
+import { gateTrialSpec } from '../gates/context.js';
 import { type TestCriterion, testCriteriaVector } from '../score/criteria.js';
 import type { LoadedTask } from '../task/load.js';
 import type { ResolvedTask } from '../task/patches.js';
@@ -67,16 +67,8 @@ export function trialEvaluator(
 ): (apply: ApplyCandidate) => Promise<Evaluation> {
   let attempt = 0;
   return async (apply) => {
-    const spec = {
-      taskId: lt.task.task_id,
-      agent: CANDIDATE_AGENT,
-      provider: 'none',
-      model: 'none',
-      mode: 'hinted' as const,
-      attempt: ++attempt,
-    };
     const rec = await runTrial(
-      { ...spec, key: trialKey(spec), task: lt },
+      gateTrialSpec(lt, CANDIDATE_AGENT, 'hinted', ++attempt),
       envFor(candidateAgent(apply)),
     );
     return evaluationOf(rec, criteria);

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Agent } from '../agent/types.js';
+import type { Agent, Mode } from '../agent/types.js';
+import { trialKey } from '../run/plan.js';
 import { taskDigest } from '../task/digest.js';
 import { recordTestLists } from '../task/governance.js';
 import type { LoadedTask } from '../task/load.js';
@@ -14,6 +15,7 @@ import type { Task } from '../task/schema.js';
 import type { TrialEnv } from '../trial/env.js';
 import { containerInstaller, prepareEnvironment, resourcesOf } from '../trial/environment.js';
 import { RunPaths } from '../trial/paths.js';
+import type { RunnableTask, TrialSpec } from '../trial/spec.js';
 import { applyPatch } from '../util/git.js';
 import { type Verification, verify } from '../verify/verifier.js';
 import type { PreparedEnvironment } from '../workspace/environment.js';
@@ -49,6 +51,17 @@ export function gateTrialEnv(
     ...extra,
     ...(o.sandbox && { sandbox: o.sandbox }),
   };
+}
+
+/** A gate's trial of a task: no provider, no model; the agent is a control or a candidate. */
+export function gateTrialSpec(
+  task: RunnableTask,
+  agent: string,
+  mode: Mode = 'hinted',
+  attempt = 1,
+): TrialSpec {
+  const cell = { agent, provider: 'none', model: 'none', mode, attempt };
+  return { ...cell, key: trialKey({ ...cell, taskId: task.task.task_id }), task };
 }
 
 export interface ValidateOptions {

@@ -1,11 +1,14 @@
+// Gate 7, controls: through the real trial pipeline (provision, agent, diff, verify, score), the
+// oracle (applies the golden patch) must score 1.0 and nop (changes nothing) 0.0, graded on the
+// fail_to_pass / pass_to_pass lists the task file records. A nop that scores means the task
+// leaks: the graded tests pass without any change.
 import { nopAgent, oracleAgent } from '../agent/controls.js';
 import type { Agent, Mode } from '../agent/types.js';
-import { trialKey } from '../run/plan.js';
 import type { TrialRecord } from '../store/store.js';
 import { runTrial } from '../trial/run-trial.js';
 import { type Verification, verify } from '../verify/verifier.js';
 import { snapshotTree } from '../workspace/provision.js';
-import type { GateContext } from './context.js';
+import { type GateContext, gateTrialSpec } from './context.js';
 import { fail, type GateOutcome, pass } from './types.js';
 
 /**
@@ -38,17 +41,9 @@ async function control(
   mode: Mode,
   verifier: typeof verify,
 ): Promise<TrialRecord> {
-  const spec = {
-    taskId: ctx.task.task_id,
-    agent: agent.name,
-    provider: 'none',
-    model: 'none',
-    mode,
-    attempt: 1,
-  };
   ctx.log(`running the ${agent.name} control trial (${mode})`);
   const rec = await runTrial(
-    { ...spec, key: trialKey(spec), task: await ctx.resolved() },
+    gateTrialSpec(await ctx.resolved(), agent.name, mode),
     ctx.trialEnv('validate', agent, { services: { verify: verifier } }),
   );
   const ms = rec.details.verifier_ms;

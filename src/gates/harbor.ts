@@ -9,13 +9,12 @@ import { join } from 'node:path';
 import { nopAgent, oracleAgent } from '../agent/controls.js';
 import type { Agent } from '../agent/types.js';
 import { checkHarborTask } from '../harbor/check.js';
-import { trialKey } from '../run/plan.js';
 import type { TrialRecord } from '../store/store.js';
 import type { GateResult } from '../task/evidence.js';
 import { harborDigest, loadHarborTask } from '../task/harbor.js';
 import { runTrial } from '../trial/run-trial.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
-import { gateTrialEnv } from './context.js';
+import { gateTrialEnv, gateTrialSpec } from './context.js';
 
 export interface HarborValidation {
   task_id: string;
@@ -86,20 +85,9 @@ export async function validateHarbor(
   try {
     const control = (agent: Agent) => {
       o.log?.(`${task.task_id}: running the ${agent.name} control trial`);
-      const spec = {
-        taskId: task.task_id,
-        agent: agent.name,
-        provider: 'none',
-        model: 'none',
-        mode: 'hinted' as const,
-        attempt: 1,
-      };
+      const loaded = { task, file: base.file, datasetDir: dataset, digest: harborDigest(dir) };
       return runTrial(
-        {
-          ...spec,
-          key: trialKey(spec),
-          task: { task, file: base.file, datasetDir: dataset, digest: harborDigest(dir) },
-        },
+        gateTrialSpec(loaded, agent.name),
         gateTrialEnv(
           { runId: 'validate', dir: work, cacheDir: o.cacheDir, sandbox: o.sandbox },
           agent,
