@@ -176,12 +176,15 @@ class TaskRun {
    * The candidate's content as a git tree, from a workspace of its own (discarded at once): the
    * same content gives the same digest, so duplicates are refused before anything is graded.
    */
-  private digestOf(apply: ApplyCandidate): Promise<string> {
+  private async digestOf(apply: ApplyCandidate): Promise<string> {
     const ws = join(this.ctx.dir(`case-${++this.n}`), 'ws');
-    materialize(this.snapshot, ws);
-    return apply(ws)
-      .then(() => snapshotTree(ws))
-      .finally(() => discardWorkspace({ ws }));
+    try {
+      await materialize(this.snapshot, ws);
+      await apply(ws);
+      return snapshotTree(ws);
+    } finally {
+      discardWorkspace({ ws });
+    }
   }
 
   private async grade(apply: ApplyCandidate, caseId: string, digest: string): Promise<Evaluation> {

@@ -250,7 +250,7 @@ export class GateContext {
   async baseRuns(n: number): Promise<Verification[]> {
     // Gates run one at a time, so the runs never interleave in the shared workspace.
     const ws = join(this.dir('base'), 'ws');
-    if (this.baseResults.length === 0) materialize(await this.snapshot(), ws);
+    if (this.baseResults.length === 0) await materialize(await this.snapshot(), ws);
     while (this.baseResults.length < n) {
       this.log(`running the suites at base (run ${this.baseResults.length + 1})`);
       this.baseResults.push(await this.timed(ws, this.dir('base-scratch')));
@@ -262,7 +262,7 @@ export class GateContext {
   goldenRun(): Promise<GoldenRun> {
     return this.once('golden', async () => {
       const ws = join(this.dir('golden'), 'ws');
-      materialize(await this.snapshot(), ws);
+      await materialize(await this.snapshot(), ws);
       const r = await applyPatch(ws, (await this.resolved()).task.ground_truth_patch);
       if (r.exitCode !== 0) return { applied: false, error: r.stderr.trim() };
       this.log('running the suites with the golden patch');

@@ -87,7 +87,7 @@ export async function checkImport(
     const snap = await ensureSnapshot(o.cacheDir, task, clone);
     const run = async (name: string, patch?: string): Promise<Verification | string> => {
       const ws = join(work, name, 'ws');
-      materialize(snap, ws);
+      await materialize(snap, ws);
       if (patch) {
         const r = await applyPatch(ws, patch);
         if (r.exitCode !== 0) return `the golden patch does not apply: ${tailOf(r.stderr)}`;

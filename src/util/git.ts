@@ -1,7 +1,7 @@
 // Thin wrappers over the git CLI. Every call fails loudly with git's own message.
 import { execFileSync } from 'node:child_process';
 import { InfraError } from './errors.js';
-import { type RunResult, runShell } from './process.js';
+import { execText, type RunResult, runShell } from './process.js';
 
 /** Environment that makes git ignore the user's config and never prompt. */
 export const GIT_ENV: NodeJS.ProcessEnv = {
@@ -31,6 +31,23 @@ export function git(cwd: string, args: string[], input?: string): string {
       maxBuffer: 256 * 1024 * 1024,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+  } catch (e) {
+    const err = e as { stderr?: string; message: string };
+    throw new InfraError(
+      'git',
+      `git ${args.join(' ')} (in ${cwd}): ${(err.stderr || err.message).trim()}`,
+    );
+  }
+}
+
+/** git() without blocking the event loop (the trial path: agents' requests wait on it). */
+export async function gitAsync(
+  cwd: string,
+  args: string[],
+  o: { input?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<string> {
+  try {
+    return await execText('git', args, { cwd, env: o.env ?? GIT_ENV, input: o.input });
   } catch (e) {
     const err = e as { stderr?: string; message: string };
     throw new InfraError(

@@ -96,3 +96,35 @@ export function run(file: string, args: string[], opts: RunOptions): Promise<Run
 export function runShell(command: string, opts: RunOptions): Promise<RunResult> {
   return run('/bin/sh', ['-c', command], opts);
 }
+
+/** What `execText` rejects with: the command's exit status and stderr, as execFileSync's error. */
+export class ExecError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly stderr: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * execFileSync's contract (stdout on exit 0, an error with status and stderr otherwise) without
+ * blocking the event loop: a trial's bookkeeping (git, mount) must not stall the proxy that
+ * every other agent's requests go through.
+ */
+export async function execText(
+  file: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+): Promise<string> {
+  const r = await run(file, args, {
+    cwd: opts.cwd ?? process.cwd(),
+    env: opts.env,
+    input: opts.input,
+    maxOutputBytes: 1 << 28,
+  });
+  if (r.exitCode === 0) return r.stdout;
+  const why = r.stderr.trim() || (r.signal ? `killed by ${r.signal}` : `exit ${r.exitCode}`);
+  throw new ExecError(`${file} ${args.join(' ')}: ${why}`, r.exitCode, r.stderr);
+}

@@ -1,13 +1,14 @@
 // Put the tests back the way the PR has them, whatever the agent did to them: every test path
 // returns to its baseline content (agent-added files under it are removed), then test_patch is
 // applied. The agent can never earn reward by editing tests.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
 import { patchPaths } from '../task/patch-paths.js';
 import type { ResolvedTask } from '../task/patches.js';
 import { containedPath, pathEscape } from '../util/contained-path.js';
 import { InfraError } from '../util/errors.js';
-import { git } from '../util/git.js';
+import { gitAsync } from '../util/git.js';
 
 export { patchPaths };
 
@@ -37,14 +38,14 @@ export async function restoreTests(
   task: ResolvedTask,
 ): Promise<string[]> {
   const paths = protectedTestPaths(task);
-  for (const p of paths) rmSync(testPathIn(ws, p), { recursive: true, force: true });
+  for (const p of paths) await rm(testPathIn(ws, p), { recursive: true, force: true });
   // One git call for all of them: which hold baseline files (a tree never changes: asked once
   // per process), then one restore of those.
   const key = `${baselineTree}\0${paths.join('\0')}`;
   let restore = trackedPaths.get(key);
   if (!restore) {
     const tracked = paths.length
-      ? git(ws, ['ls-tree', '-r', '-z', '--name-only', baselineTree, '--', ...paths])
+      ? (await gitAsync(ws, ['ls-tree', '-r', '-z', '--name-only', baselineTree, '--', ...paths]))
           .split('\0')
           .filter(Boolean)
       : [];
@@ -53,10 +54,10 @@ export async function restoreTests(
     trackedPaths.set(key, restore);
   }
   if (restore.length)
-    git(ws, ['restore', `--source=${baselineTree}`, '--worktree', '--', ...restore]);
+    await gitAsync(ws, ['restore', `--source=${baselineTree}`, '--worktree', '--', ...restore]);
   if (task.test_patch.trim()) {
     try {
-      git(ws, ['apply', '--whitespace=nowarn', '-'], task.test_patch);
+      await gitAsync(ws, ['apply', '--whitespace=nowarn', '-'], { input: task.test_patch });
     } catch (e) {
       throw new InfraError(
         'verify',

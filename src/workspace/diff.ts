@@ -7,12 +7,12 @@
 // tree (test/workspace/changes.test.ts compares the two on every kind of change); when a
 // .gitignore or .gitattributes changed, which can change how unchanged files count, or a nested
 // repository is involved, the whole tree is written as before.
-import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { InfraError } from '../util/errors.js';
 import { walk } from '../util/fs-tree.js';
-import { GIT_ENV, git } from '../util/git.js';
+import { GIT_ENV, gitAsync } from '../util/git.js';
+import { ExecError, execText } from '../util/process.js';
 import { type ChangedPaths, listedStat } from './changes.js';
 import { snapshotTree } from './provision.js';
 
@@ -22,16 +22,23 @@ export interface WorkspaceDiff {
   patch: string;
 }
 
-export function workspaceDiff(
+export async function workspaceDiff(
   ws: string,
   baselineTree: string,
   changed?: ChangedPaths,
-): WorkspaceDiff {
-  const tree = (changed && treeFromChanges(ws, baselineTree, changed)) || snapshotTree(ws);
+): Promise<WorkspaceDiff> {
+  const tree = (changed && (await treeFromChanges(ws, baselineTree, changed))) || snapshotTree(ws);
   if (tree === baselineTree) return { tree, files: [], patch: '' };
-  const names = git(ws, ['diff', '--name-only', '-z', '--no-renames', baselineTree, tree]);
+  const names = await gitAsync(ws, [
+    'diff',
+    '--name-only',
+    '-z',
+    '--no-renames',
+    baselineTree,
+    tree,
+  ]);
   const files = names.split('\0').filter(Boolean).sort();
-  const patch = git(ws, ['diff', '--binary', '--no-renames', baselineTree, tree]);
+  const patch = await gitAsync(ws, ['diff', '--binary', '--no-renames', baselineTree, tree]);
   return { tree, files, patch };
 }
 
@@ -45,10 +52,10 @@ const excluded = (rel: string) =>
 const baselineFiles = new Map<string, string[]>();
 
 /** Every path of the baseline tree (cached: a tree never changes). */
-function filesOf(ws: string, tree: string): string[] {
+async function filesOf(ws: string, tree: string): Promise<string[]> {
   let files = baselineFiles.get(tree);
   if (!files) {
-    files = git(ws, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', tree])
+    files = (await gitAsync(ws, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', tree]))
       .split('\0')
       .filter(Boolean);
     if (baselineFiles.size > 32) baselineFiles.clear();
@@ -61,11 +68,11 @@ function filesOf(ws: string, tree: string): string[] {
  * The workspace's tree as snapshotTree would write it, from the baseline tree and the changed
  * paths; undefined when only a full snapshot can tell.
  */
-export function treeFromChanges(
+export async function treeFromChanges(
   ws: string,
   baselineTree: string,
   changed: ChangedPaths,
-): string | undefined {
+): Promise<string | undefined> {
   const present: string[] = [];
   const gone: string[] = [];
   const stat = listedStat(ws);
@@ -91,7 +98,9 @@ export function treeFromChanges(
   if ([...present, ...gone].some((p) => RULE_FILES.has(basename(p)) || nested(p))) return undefined;
   if (present.length === 0 && gone.length === 0) return baselineTree;
   const ignored = new Set(
-    present.length ? gitLines(ws, ['check-ignore', '--no-index', '-z', '--stdin'], present) : [],
+    present.length
+      ? await gitLines(ws, ['check-ignore', '--no-index', '-z', '--stdin'], present)
+      : [],
   );
   // Baseline entries at or below a deleted (or retyped) path leave the index (--force-remove:
   // without asking the disk, see listedStat); then the present files are hashed in (--replace
@@ -99,7 +108,7 @@ export function treeFromChanges(
   const remove = new Set<string>();
   const goneSet = new Set(gone);
   if (goneSet.size)
-    for (const f of filesOf(ws, baselineTree))
+    for (const f of await filesOf(ws, baselineTree))
       for (let i = f.length; i > 0; i = f.lastIndexOf('/', i - 1))
         if (goneSet.has(f.slice(0, i))) {
           remove.add(f);
@@ -110,23 +119,15 @@ export function treeFromChanges(
   if (remove.size === 0 && add.length === 0) return baselineTree;
   const index = join(ws, '.git', `nanobench-index-${process.pid}-${Date.now()}`);
   const env = { ...GIT_ENV, GIT_INDEX_FILE: index };
-  const run = (args: string[], input?: string) =>
-    execFileSync('git', args, {
-      cwd: ws,
-      env,
-      input,
-      encoding: 'utf8',
-      stdio: 'pipe',
-      maxBuffer: 1 << 28,
-    });
+  const run = (args: string[], input?: string) => execText('git', args, { cwd: ws, env, input });
   try {
-    run(['read-tree', baselineTree]);
+    await run(['read-tree', baselineTree]);
     // Paths, not pathspecs; present files are hashed as git add would.
     if (remove.size)
-      run(['update-index', '--force-remove', '-z', '--stdin'], `${[...remove].join('\0')}\0`);
+      await run(['update-index', '--force-remove', '-z', '--stdin'], `${[...remove].join('\0')}\0`);
     if (add.length)
-      run(['update-index', '--add', '--replace', '-z', '--stdin'], `${add.join('\0')}\0`);
-    return run(['write-tree']).trim();
+      await run(['update-index', '--add', '--replace', '-z', '--stdin'], `${add.join('\0')}\0`);
+    return (await run(['write-tree'])).trim();
   } catch (e) {
     throw new InfraError(
       'diff',
@@ -134,25 +135,21 @@ export function treeFromChanges(
       'snapshot_failed',
     );
   } finally {
-    rmSync(index, { force: true });
+    await rm(index, { force: true });
   }
 }
 
 /** NUL-separated output of a git command fed NUL-separated paths; exit 1 means "none". */
-function gitLines(ws: string, args: string[], paths: string[]): string[] {
+async function gitLines(ws: string, args: string[], paths: string[]): Promise<string[]> {
   try {
-    return execFileSync('git', args, {
+    const out = await execText('git', args, {
       cwd: ws,
       env: GIT_ENV,
       input: `${paths.join('\0')}\0`,
-      encoding: 'utf8',
-      stdio: 'pipe',
-      maxBuffer: 1 << 28,
-    })
-      .split('\0')
-      .filter(Boolean);
+    });
+    return out.split('\0').filter(Boolean);
   } catch (e) {
-    if ((e as { status?: number }).status === 1) return [];
+    if (e instanceof ExecError && e.status === 1) return [];
     throw new InfraError('diff', `git ${args[0]} in ${ws}: ${(e as Error).message}`, 'git_failed');
   }
 }

@@ -21,9 +21,11 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InfraError } from '../util/errors.js';
 import { tryGit } from '../util/git.js';
+import { execText } from '../util/process.js';
 import { which } from '../util/which.js';
 
 export const PROVISION_MODES = ['auto', 'overlay', 'fuse-overlayfs', 'reflink', 'copy'] as const;
@@ -78,7 +80,11 @@ function makeLayers(lower: string, ws: string): { upper: string; work: string } 
   return { upper, work };
 }
 
-function mountOverlay(kind: 'overlay' | 'fuse-overlayfs', lower: string, ws: string): string {
+async function mountOverlay(
+  kind: 'overlay' | 'fuse-overlayfs',
+  lower: string,
+  ws: string,
+): Promise<string> {
   optionSafe(lower, ws);
   const { upper, work } = makeLayers(lower, ws);
   // redirect_dir and metacopy off: every change is a whole entry of the upper layer, so the
@@ -87,15 +93,13 @@ function mountOverlay(kind: 'overlay' | 'fuse-overlayfs', lower: string, ws: str
   try {
     if (kind === 'overlay') {
       const mount = (extra: string) =>
-        execFileSync('mount', ['-t', 'overlay', 'nanobench', '-o', `${opts},${extra}`, ws], {
-          stdio: 'pipe',
-        });
+        execText('mount', ['-t', 'overlay', 'nanobench', '-o', `${opts},${extra}`, ws]);
       // volatile: no sync of a layer that is thrown away after the trial (an unmount would
       // otherwise flush it; kernels before 5.10 do not know the option).
       try {
-        mount('redirect_dir=off,metacopy=off,volatile');
+        await mount('redirect_dir=off,metacopy=off,volatile');
       } catch {
-        mount('redirect_dir=off,metacopy=off');
+        await mount('redirect_dir=off,metacopy=off');
       }
     } else {
       fuseBin ??= which('fuse-overlayfs') ?? '';
@@ -103,34 +107,32 @@ function mountOverlay(kind: 'overlay' | 'fuse-overlayfs', lower: string, ws: str
       if (!bin) throw new Error('fuse-overlayfs is not installed');
       // allow_other: the sandbox runs the agent as another user (root only; others would need
       // user_allow_other in /etc/fuse.conf). The kernel still checks permissions.
-      execFileSync(bin, ['-o', `${opts}${isRoot() ? ',allow_other' : ''}`, ws], { stdio: 'pipe' });
+      await execText(bin, ['-o', `${opts}${isRoot() ? ',allow_other' : ''}`, ws]);
     }
   } catch (e) {
-    rmSync(layersDir(ws), { recursive: true, force: true });
+    await rm(layersDir(ws), { recursive: true, force: true });
     throw e;
   }
   return upper;
 }
 
-function copyTree(lower: string, ws: string, reflink: boolean): void {
-  rmSync(ws, { recursive: true, force: true });
+async function copyTree(lower: string, ws: string, reflink: boolean): Promise<void> {
+  await rm(ws, { recursive: true, force: true });
   mkdirSync(dirname(ws), { recursive: true });
-  execFileSync('cp', ['-a', ...(reflink ? ['--reflink=always'] : []), lower, ws], {
-    stdio: 'pipe',
-  });
+  await execText('cp', ['-a', ...(reflink ? ['--reflink=always'] : []), lower, ws]);
 }
 
 /**
  * Make `ws` with `mode` (auto: the first kind that works). `lower` is the snapshot, or per kind
  * the directory to lay under or copy (a lower layer another user owns is only for overlays).
  */
-export function makeWorkspace(
+export async function makeWorkspace(
   lower: string | ((kind: ProvisionKind) => string),
   ws: string,
   mode: ProvisionMode,
-): Layers {
+): Promise<Layers> {
   const lowerFor = typeof lower === 'string' ? () => lower : lower;
-  releaseWorkspace(ws);
+  await releaseWorkspace(ws);
   mkdirSync(dirname(ws), { recursive: true });
   const kinds = mode === 'auto' ? ORDER : [mode];
   const fallback: string[] = [];
@@ -144,15 +146,15 @@ export function makeWorkspace(
       if (kind === 'overlay' && !isRoot()) throw new Error('kernel overlay mounts need root');
       const from = lowerFor(kind);
       if (kind === 'overlay' || kind === 'fuse-overlayfs') {
-        const upper = mountOverlay(kind, from, ws);
+        const upper = await mountOverlay(kind, from, ws);
         return { kind, lower: from, upper, ...(fallback.length && { fallback }) };
       }
-      copyTree(from, ws, kind === 'reflink');
+      await copyTree(from, ws, kind === 'reflink');
       return { kind, lower: from, ...(fallback.length && { fallback }) };
     } catch (e) {
       if (e instanceof InfraError) throw e;
       const why = errText(e);
-      rmSync(ws, { recursive: true, force: true });
+      await rm(ws, { recursive: true, force: true });
       if (mode !== 'auto')
         throw new InfraError(
           'provision',
@@ -197,39 +199,58 @@ export function mountTable(): MountEntry[] {
     });
 }
 
-function unmount(m: MountEntry): void {
+/** The commands that unmount `m`, gentlest first. */
+function unmountTries(m: MountEntry): string[][] {
   const fuse = m.fstype.startsWith('fuse');
-  const tries: string[][] =
-    fuse && !isRoot()
-      ? [
-          ['fusermount3', '-u', m.point],
-          ['fusermount3', '-uz', m.point],
-        ]
-      : [
-          ['umount', m.point],
-          // Busy (a process still has a file open there): detach now, freed when it exits.
-          ['umount', '-l', m.point],
-        ];
+  return fuse && !isRoot()
+    ? [
+        ['fusermount3', '-u', m.point],
+        ['fusermount3', '-uz', m.point],
+      ]
+    : [
+        ['umount', m.point],
+        // Busy (a process still has a file open there): detach now, freed when it exits.
+        ['umount', '-l', m.point],
+      ];
+}
+
+const unmountFailed = (m: MountEntry, last: unknown) =>
+  new InfraError('provision', `cannot unmount ${m.point}: ${errText(last)}`, 'unmount_failed');
+
+function unmount(m: MountEntry): void {
   let last: unknown;
-  for (const [cmd, ...args] of tries)
+  for (const [cmd, ...args] of unmountTries(m))
     try {
       execFileSync(cmd, args, { stdio: 'pipe' });
       return;
     } catch (e) {
       last = e;
     }
-  throw new InfraError(
-    'provision',
-    `cannot unmount ${m.point}: ${errText(last)}`,
-    'unmount_failed',
-  );
+  throw unmountFailed(m, last);
 }
+
+/** unmount() off the event loop: a trial's teardown, while other trials' agents are talking. */
+async function unmountAsync(m: MountEntry): Promise<void> {
+  let last: unknown;
+  for (const [cmd, ...args] of unmountTries(m))
+    try {
+      await execText(cmd, args);
+      return;
+    } catch (e) {
+      last = e;
+    }
+  throw unmountFailed(m, last);
+}
+
+/** What is mounted at or below `dir`, deepest first. */
+const mountsUnder = (dir: string) =>
+  mountTable()
+    .filter((m) => m.point === dir || m.point.startsWith(`${dir}/`))
+    .sort((a, b) => b.point.length - a.point.length);
 
 /** Unmount everything mounted at or below `dir`, deepest first. Returns the mount points. */
 export function unmountUnder(dir: string): string[] {
-  const mine = mountTable()
-    .filter((m) => m.point === dir || m.point.startsWith(`${dir}/`))
-    .sort((a, b) => b.point.length - a.point.length);
+  const mine = mountsUnder(dir);
   for (const m of mine) unmount(m);
   return mine.map((m) => m.point);
 }
@@ -239,18 +260,21 @@ export function unmountUnder(dir: string): string[] {
  * `keep`, the workspace. A kept overlay workspace becomes a plain directory holding what the
  * agent and the verifier left, so nothing stays mounted after a trial.
  */
-export function releaseWorkspace(ws: string, o: { keep?: boolean } = {}): void {
+export async function releaseWorkspace(ws: string, o: { keep?: boolean } = {}): Promise<void> {
   const mounted = mountTable().filter((m) => m.point === ws);
+  const unmountAll = async () => {
+    for (const m of mountsUnder(ws)) await unmountAsync(m);
+  };
   if (mounted.length && o.keep) {
     const kept = `${ws}.kept`;
-    rmSync(kept, { recursive: true, force: true });
-    execFileSync('cp', ['-a', ws, kept], { stdio: 'pipe' });
-    unmountUnder(ws);
-    rmSync(ws, { recursive: true, force: true });
-    renameSync(kept, ws);
-  } else if (mounted.length) unmountUnder(ws);
-  rmSync(layersDir(ws), { recursive: true, force: true });
-  if (!o.keep) rmSync(ws, { recursive: true, force: true });
+    await rm(kept, { recursive: true, force: true });
+    await execText('cp', ['-a', ws, kept]);
+    await unmountAll();
+    await rm(ws, { recursive: true, force: true });
+    await rename(kept, ws);
+  } else if (mounted.length) await unmountAll();
+  await rm(layersDir(ws), { recursive: true, force: true });
+  if (!o.keep) await rm(ws, { recursive: true, force: true });
 }
 
 // ---- lower layers for another user ----

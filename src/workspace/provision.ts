@@ -287,7 +287,7 @@ export function materialize(
   snapshot: Snapshot,
   workspace: string,
   mode: ProvisionMode = 'auto',
-): Layers {
+): Promise<Layers> {
   return makeWorkspace(join(snapshot.dir, 'ws'), workspace, mode);
 }
 
@@ -326,7 +326,7 @@ export async function provision(
   const started = Date.now();
   const owner = o.owner;
   // A copy is chowned by the sandbox itself; an overlay needs a lower layer the user owns.
-  const layers = makeWorkspace(
+  const layers = await makeWorkspace(
     (kind) =>
       owner && (kind === 'overlay' || kind === 'fuse-overlayfs')
         ? lowerOwnedBy(snapshotWs, owner)

@@ -141,7 +141,7 @@ let tasks: Record<string, Task>;
 beforeAll(() => {
   tasks = writeVariants(variants);
 });
-const modes = provisionModes();
+const modes = await provisionModes();
 afterAll(() => {
   modes.release();
   rmSync(root, { recursive: true, force: true });

@@ -42,7 +42,7 @@ export function fakeWorkspaceServices(
       report,
     }),
     guardWorkspace: () => ({ escapingSymlinks: [], specialFiles: [], git: [], nestedGit: [] }),
-    workspaceDiff: () => ({ tree: 'tree1', files: ['src/a.js'], patch: '+x\n' }),
+    workspaceDiff: async () => ({ tree: 'tree1', files: ['src/a.js'], patch: '+x\n' }),
     restoreInfrastructure: () => ({ touchedTests: [], touchedInfra: [], resultFiles: [] }),
   };
 }

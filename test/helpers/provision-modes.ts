@@ -19,7 +19,7 @@ import { isRoot } from './processes.js';
 const require_ = Boolean(process.env.NANOBENCH_REQUIRE_PROVISION || (isRoot && process.env.CI));
 
 /** Why `mode` cannot be used here, or undefined when it can. */
-function problem(mode: ProvisionKind, root: string): string | undefined {
+async function problem(mode: ProvisionKind, root: string): Promise<string | undefined> {
   if (mode === 'overlay' && !isRoot) return 'kernel overlay mounts need root';
   if (mode === 'fuse-overlayfs' && !which('fuse-overlayfs'))
     return 'fuse-overlayfs is not installed (apt-get install fuse-overlayfs)';
@@ -30,8 +30,8 @@ function problem(mode: ProvisionKind, root: string): string | undefined {
   const dir = mkdtempSync(join(root, 'probe-'));
   try {
     mkdirSync(join(dir, 'lower'));
-    makeWorkspace(join(dir, 'lower'), join(dir, 'ws'), mode);
-    releaseWorkspace(join(dir, 'ws'));
+    await makeWorkspace(join(dir, 'lower'), join(dir, 'ws'), mode);
+    await releaseWorkspace(join(dir, 'ws'));
     return undefined;
   } catch (e) {
     return (e as Error).message;
@@ -51,7 +51,7 @@ export interface ModeCase {
  * One case per mode, with a fresh root for it. reflink's root is an XFS image mounted from a loop
  * device; `release()` unmounts everything below the roots and removes them.
  */
-export function provisionModes(): { cases: ModeCase[]; release: () => void } {
+export async function provisionModes(): Promise<{ cases: ModeCase[]; release: () => void }> {
   const base = varTempDir('nb-modes-');
   const cases: ModeCase[] = [];
   for (const mode of ['overlay', 'fuse-overlayfs', 'reflink', 'copy'] as ProvisionKind[]) {
@@ -64,7 +64,7 @@ export function provisionModes(): { cases: ModeCase[]; release: () => void } {
       execFileSync(mkfs, ['-q', image]);
       execFileSync('mount', ['-o', 'loop', image, root]);
     }
-    const why = problem(mode, root);
+    const why = await problem(mode, root);
     if (why && require_) throw new Error(`provisioning mode ${mode} cannot be tested here: ${why}`);
     cases.push({ mode, root, skip: why !== undefined });
   }

@@ -79,11 +79,11 @@ describe.skipIf(!isRoot)('overlays a killed execution left mounted', () => {
     mkdirSync(lower);
     writeFileSync(join(lower, 'a.js'), 'base');
     const ws = killed.workspace('run1', 'k');
-    makeWorkspace(lower, ws, 'overlay');
+    await makeWorkspace(lower, ws, 'overlay');
     writeFileSync(join(ws, 'fix.js'), 'late write by a leftover agent');
     const resumed = new RunPaths(db);
     const mine = resumed.workspace('run1', 'k2');
-    makeWorkspace(lower, mine, 'overlay');
+    await makeWorkspace(lower, mine, 'overlay');
     const said = await endLeftovers(resumed, 'run1');
     expect(said).toMatch(/unmounted 1 workspace overlay\(s\) and removed 1 workspace/);
     expect(mountTable().some((m) => m.point === ws)).toBe(false);
@@ -93,6 +93,6 @@ describe.skipIf(!isRoot)('overlays a killed execution left mounted', () => {
     expect(mountTable().some((m) => m.point === mine)).toBe(true);
     expect(existsSync(layersDir(mine))).toBe(true);
     expect(existsSync(join(lower, 'fix.js'))).toBe(false);
-    releaseWorkspace(mine);
+    await releaseWorkspace(mine);
   });
 });

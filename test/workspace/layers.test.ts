@@ -46,7 +46,7 @@ import { type ModeCase, provisionModes } from '../helpers/provision-modes.js';
 import { loadInline } from '../helpers/tasks.js';
 
 const lt = loadInline(EXAMPLES).find((t) => t.task.task_id === 'shopfront-001')!;
-const modes = provisionModes();
+const modes = await provisionModes();
 afterAll(() => modes.release());
 
 /** Every entry of a tree with its type, mode and content: equal digests, equal trees. */
@@ -136,9 +136,9 @@ describe.each(modes.cases)('provisioning mode $mode', (c: ModeCase) => {
   let clone: string;
   let n = 0;
   const lower = () => join(snap.dir, 'ws');
-  const fresh = (): { ws: string; layers: Layers } => {
+  const fresh = async (): Promise<{ ws: string; layers: Layers }> => {
     const ws = join(c.root, 'workspaces', `ws-${n++}`);
-    return { ws, layers: makeWorkspace(lower(), ws, c.mode) };
+    return { ws, layers: await makeWorkspace(lower(), ws, c.mode) };
   };
   const changesOf = (ws: string, layers: Layers) =>
     layers.upper ? upperChanges(ws, layers.lower, layers.upper) : undefined;
@@ -152,26 +152,26 @@ describe.each(modes.cases)('provisioning mode $mode', (c: ModeCase) => {
     snap = await ensureSnapshot(cache, lt.task, clone);
   });
 
-  it.skipIf(c.skip)("a trial's writes reach neither the snapshot nor another trial", () => {
+  it.skipIf(c.skip)("a trial's writes reach neither the snapshot nor another trial", async () => {
     const before = treeDigest(lower());
-    const a = fresh();
-    const b = fresh();
+    const a = await fresh();
+    const b = await fresh();
     expect(a.layers.kind).toBe(c.mode);
     agentChanges(a.ws);
     attacks(a.ws, clone);
     sh(a.ws, 'git gc -q --prune=now'); // rewrites every pack of .git
     expect(treeDigest(lower())).toBe(before);
     expect(treeDigest(b.ws)).toBe(before);
-    expect(workspaceDiff(b.ws, snap.baselineTree)).toMatchObject({ files: [], patch: '' });
+    expect(await workspaceDiff(b.ws, snap.baselineTree)).toMatchObject({ files: [], patch: '' });
     // git works on every kind of workspace, and sees the agent's commit in its own only.
     expect(sh(a.ws, 'git log -1 --format=%s').toString().trim()).toBe('agent');
     expect(sh(b.ws, 'git rev-parse HEAD').toString().trim()).toBe(lt.task.base_commit);
-    for (const w of [a, b]) releaseWorkspace(w.ws);
+    for (const w of [a, b]) await releaseWorkspace(w.ws);
     expect(treeDigest(lower())).toBe(before);
   });
 
-  it.skipIf(c.skip)('the diff from the changed paths is the diff of a full walk', () => {
-    const { ws, layers } = fresh();
+  it.skipIf(c.skip)('the diff from the changed paths is the diff of a full walk', async () => {
+    const { ws, layers } = await fresh();
     agentChanges(ws);
     const changed = changesOf(ws, layers);
     if (c.mode === 'overlay' || c.mode === 'fuse-overlayfs') {
@@ -181,8 +181,8 @@ describe.each(modes.cases)('provisioning mode $mode', (c: ModeCase) => {
       expect(changed).toContain('shared');
       expect(changed).not.toContain('web/src/productCard.js');
     }
-    const full = workspaceDiff(ws, snap.baselineTree);
-    const fromUpper = workspaceDiff(ws, snap.baselineTree, changed);
+    const full = await workspaceDiff(ws, snap.baselineTree);
+    const fromUpper = await workspaceDiff(ws, snap.baselineTree, changed);
     expect(fromUpper).toEqual(full);
     expect(full.files).toEqual(
       expect.arrayContaining([
@@ -206,17 +206,17 @@ describe.each(modes.cases)('provisioning mode $mode', (c: ModeCase) => {
     expect(full.files).not.toContain('web/src/html.js');
     // A changed .gitignore can change how unchanged files count: then the whole tree is read.
     appendFileSync(join(ws, '.gitignore'), 'web/src/productCard.js\n');
-    const ignored = workspaceDiff(ws, snap.baselineTree, changesOf(ws, layers));
-    expect(ignored).toEqual(workspaceDiff(ws, snap.baselineTree));
+    const ignored = await workspaceDiff(ws, snap.baselineTree, changesOf(ws, layers));
+    expect(ignored).toEqual(await workspaceDiff(ws, snap.baselineTree));
     expect(ignored.files).toContain('web/src/productCard.js');
-    releaseWorkspace(ws);
+    await releaseWorkspace(ws);
   });
 
   it.skipIf(c.skip)(
     'the guard and hardening on the changed paths do what they do on the whole tree',
-    () => {
+    async () => {
       // Two workspaces changed alike: one handled from its changed paths, one walked whole.
-      const [a, b] = [fresh(), fresh()];
+      const [a, b] = [await fresh(), await fresh()];
       const since = ctimeMark(c.root);
       for (const w of [a, b]) {
         agentChanges(w.ws);
@@ -247,7 +247,7 @@ describe.each(modes.cases)('provisioning mode $mode', (c: ModeCase) => {
       expect(treeDigest(a.ws)).toBe(treeDigest(b.ws));
       const git = (ws: string) => treeDigest(join(ws, '.git'), (r) => r === 'index');
       expect(git(a.ws)).toBe(git(join(snap.dir, 'ws')));
-      for (const w of [a, b]) releaseWorkspace(w.ws);
+      for (const w of [a, b]) await releaseWorkspace(w.ws);
     },
   );
 
@@ -282,7 +282,7 @@ describe.each(modes.cases)('provisioning mode $mode', (c: ModeCase) => {
       expect(mounted()).toEqual([]);
       expect(readFileSync(join(ws, 'web/src/api.js'), 'utf8')).toBe('broken');
       expect(() => lstatSync(layersDir(ws))).toThrow();
-      releaseWorkspace(ws);
+      await releaseWorkspace(ws);
     },
   );
 });

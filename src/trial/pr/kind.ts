@@ -8,7 +8,7 @@
 //              never reported is checked against the task's golden control
 //   grade      the ordered rules over the target tests (src/trial/pr/grade.ts)
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildPrompt } from '../../agent/prompt.js';
 import type { ExitKind } from '../../agent/types.js';
@@ -137,9 +137,9 @@ class PrTrial implements KindTrial {
     );
   }
 
-  diff(agent: AgentOutcome) {
+  async diff(agent: AgentOutcome) {
     const { rec, ws } = this.t;
-    const d = this.services.workspaceDiff(ws, this.prov.baselineTree, this.changed);
+    const d = await this.services.workspaceDiff(ws, this.prov.baselineTree, this.changed);
     this.change = d;
     const reported = agent.result.reportedFilesChanged;
     if (reported) {
@@ -221,7 +221,7 @@ class PrTrial implements KindTrial {
       // Unmounts an overlay too, whatever failed before: no trial leaves a mount behind. One
       // left behind all the same is ended by the next resume (src/run/leftovers.ts).
       { name: 'workspace', run: () => releaseWorkspace(ws, { keep: env.keepWorkspaces }) },
-      { name: 'scratch', run: () => rmSync(scratch, { recursive: true, force: true }) },
+      { name: 'scratch', run: () => rm(scratch, { recursive: true, force: true }) },
     ];
   }
 }

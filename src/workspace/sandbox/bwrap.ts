@@ -8,6 +8,7 @@
 // bwrap builds its mount points there, and whatever the agent writes outside its allowed
 // directories lands there too, where the integrity audit can see it after the session.
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FORWARDER_SOURCE, type HostBridge, loopbackTarget, startHostBridge } from './bridge.js';
@@ -163,7 +164,7 @@ class BwrapSession implements SandboxSession {
       await this.bridge?.server.close();
       const dests = destinations({ ...this.plan, readOnly: [...this.extra] });
       const outside = [...new Set(this.traps.flatMap((t) => writesOutside(t, dests)))];
-      rmSync(this.dir, { recursive: true, force: true });
+      await rm(this.dir, { recursive: true, force: true });
       return {
         kind: this.kind,
         writesOutside:
