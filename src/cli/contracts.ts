@@ -5,13 +5,9 @@ import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { runContracts, type TaskContracts } from '../contracts/runner.js';
 import { showVector } from '../score/criteria.js';
+import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
-import {
-  BUILD_ARG_OPTION,
-  containerSandbox,
-  IMAGE_OPTION,
-  SANDBOX_OPTION,
-} from './container-sandbox.js';
+import { BUILD_ARG_OPTION, gateSandbox, IMAGE_OPTION, SANDBOX_OPTION } from './gate-sandbox.js';
 import type { Io } from './progress.js';
 import { cacheDirOf } from './run.js';
 
@@ -87,7 +83,11 @@ export function registerContracts(program: Command, io: Io, setExit: (code: numb
     .option('--json', 'one JSON document on stdout')
     .action(async (targets: string[], o) => {
       if (targets.length === 0) throw new UserError('NO_DATASET', 'name a dataset or task file');
-      const sandbox = await containerSandbox(o);
+      const sandbox = await gateSandbox({
+        ...o,
+        protectedPaths: [cacheDirOf(o), ...targets.map((t) => resolveDatasetArg(t))],
+        warn: (line) => io.stderr.write(`nanobench: ${line}\n`),
+      });
       const results = await runContracts(
         targets,
         {

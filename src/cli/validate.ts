@@ -11,12 +11,7 @@ import { parseCutoff } from '../task/manifest.js';
 import { resolveDatasetArg } from '../task/registry.js';
 import { UserError } from '../util/errors.js';
 import type { SandboxDriver } from '../workspace/sandbox/select.js';
-import {
-  BUILD_ARG_OPTION,
-  containerSandbox,
-  IMAGE_OPTION,
-  SANDBOX_OPTION,
-} from './container-sandbox.js';
+import { BUILD_ARG_OPTION, gateSandbox, IMAGE_OPTION, SANDBOX_OPTION } from './gate-sandbox.js';
 import type { Io } from './progress.js';
 import { cacheDirOf, DB_FOR_CACHE } from './run.js';
 
@@ -105,10 +100,15 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
       };
       const concurrency =
         o.concurrency === undefined ? 1 : intOption(o.concurrency, '--concurrency', 1, 16);
-      const sandbox = await containerSandbox(o);
+      const sandbox = await gateSandbox({
+        ...o,
+        protectedPaths: [cacheDirOf(o), ...targets.map((t) => resolveDatasetArg(t))],
+        warn: (line) => io.stderr.write(`nanobench: ${line}\n`),
+      });
+      // A Harbor task's controls need its environment image: a container sandbox or none.
       const harborResults = await validateHarborTargets(
         harbor,
-        { sandbox, cacheDir: cacheDirOf(o) },
+        { sandbox: sandbox.container ? sandbox : undefined, cacheDir: cacheDirOf(o) },
         each,
       );
       const prTargets = targets.filter((t) => !harborTaskDirs(resolveDatasetArg(t)));

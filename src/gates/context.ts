@@ -75,8 +75,10 @@ export interface ValidateOptions {
   /** Write the computed fail_to_pass / pass_to_pass into the task file. */
   write: boolean;
   /**
-   * A container sandbox (--sandbox podman|docker): a task that declares an environment (or every
-   * task, with --image) has its install, suites and controls run in that image, as its trials do.
+   * Where the gates' trials (controls, contract cases) run, as a run's would: bwrap or
+   * none-as-nobody on this machine; or a container sandbox (--sandbox podman|docker), where a task
+   * that declares an environment (or every task, with --image) has its install, suites and
+   * controls run in that image, as its trials do. Absent: on this machine, unsandboxed.
    */
   sandbox?: SandboxDriver;
   log?: (line: string) => void;
@@ -131,7 +133,7 @@ export class GateContext {
         dir: this.dir(name),
         cacheDir: this.opts.cacheDir,
         mirrorDir: this.opts.mirrorDir,
-        sandbox: this.sandbox,
+        sandbox: this.trialSandbox,
       },
       agent,
       extra,
@@ -191,6 +193,15 @@ export class GateContext {
     const s = this.opts.sandbox;
     if (!s?.container) return undefined;
     return this.task.environment || s.container.defaultImage ? s : undefined;
+  }
+
+  /**
+   * Where the gates' trials run: the container sandbox as above; else the sandbox a run would use
+   * here (bwrap, none-as-nobody) when validate was given one; else this machine, unsandboxed.
+   */
+  get trialSandbox(): SandboxDriver | undefined {
+    const s = this.opts.sandbox;
+    return s?.container ? this.sandbox : s;
   }
 
   /** The task's environment image (built once, cached), under a container sandbox. */

@@ -58,6 +58,20 @@ const ORACLE_FIX =
 const NOP_FIX =
   "the task leaks: its graded tests pass without a fix. The fix (or part of it) is already at base_commit, or fail_to_pass lists tests that pass there: record the lists the verification gate computes (nanobench validate --write) and check that base_commit is the PR commit's first parent";
 
+const SANDBOX_FIX =
+  "the suites pass on this machine (the verification gate) but not in the trials' sandbox, which shows nothing outside the workspace and the toolchain and, under bwrap, has no network: a suite or build step that downloads (npx --yes, a registry) or reads outside the workspace must do that in install_command (it runs with the network, once per environment); see the trial's tests-*.stderr. --sandbox none validates without this check";
+
+/** Where a control trial ran: its sandbox kind (none when it ran unsandboxed). */
+const sandboxOf = (r: TrialRecord) => r.details.sandbox?.kind ?? 'none';
+
+/** A control that could not run its suites in a sandbox: the sandbox's fix, not the task's. */
+const fixFor = (r: TrialRecord, fix: string) =>
+  r.status === 'error' &&
+  (r.error_stage === 'verify' || r.error_stage === 'task') &&
+  sandboxOf(r) !== 'none'
+    ? SANDBOX_FIX
+    : fix;
+
 const brief = (r: TrialRecord) => ({
   status: r.status,
   score: r.score,
@@ -88,9 +102,11 @@ export async function controlsGate(ctx: GateContext): Promise<GateOutcome> {
   // grading gap can show in one mode only.
   const reused: string[] = [];
   const verifier = rememberingVerify(reused);
+  let last: TrialRecord | undefined;
   for (const mode of MODES) {
     const before = reused.length;
     const oracle = await control(ctx, oracleAgent, mode, verifier);
+    last = oracle;
     const nop = await control(ctx, nopAgent, mode, verifier);
     details[mode] = {
       oracle: brief(oracle),
@@ -102,19 +118,19 @@ export async function controlsGate(ctx: GateContext): Promise<GateOutcome> {
       problems.push(
         `${mode}: the oracle scored ${summary(oracle)}${failing.length ? `; failing with the golden patch: ${failing.slice(0, 5).join(', ')}` : ''}`,
       );
-      fixes.add(ORACLE_FIX);
+      fixes.add(fixFor(oracle, ORACLE_FIX));
     }
     if (nop.status !== 'scored' || nop.score !== 0) {
       const leaking = nop.status === 'scored' ? graded(nop, true, 'f2p') : [];
       problems.push(
         `${mode}: nop scored ${summary(nop)}${leaking.length ? `; fail_to_pass tests that pass with no change at all: ${leaking.slice(0, 5).join(', ')}` : ''}`,
       );
-      fixes.add(NOP_FIX);
+      fixes.add(fixFor(nop, NOP_FIX));
     }
   }
   if (problems.length) return fail(problems.join('; '), [...fixes].join('. '), details);
   return pass(
-    'oracle scored 1.0 and nop 0.0 through the trial pipeline, in hinted and navigation mode',
+    `oracle scored 1.0 and nop 0.0 through the trial pipeline, in hinted and navigation mode (sandbox: ${last ? sandboxOf(last) : 'none'})`,
     details,
   );
 }

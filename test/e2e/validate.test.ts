@@ -4,10 +4,13 @@
 // gate it breaks, with a message saying how to fix it.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildLedgerRepo } from '../fixtures/gates/build-pr-repo.mjs';
-import { EXAMPLES, nanobench, tempDir } from '../helpers/cli.js';
+import { EXAMPLES, nanobench, nanobenchAwait, tempDir } from '../helpers/cli.js';
+import { noBwrap } from '../sandbox/require-bwrap.js';
 
 interface GateJson {
   gate: string;
@@ -250,6 +253,51 @@ describe('task import from a scripted fixture PR', () => {
       /records different lists/,
     );
   });
+
+  it.skipIf(noBwrap)(
+    'a suite that needs the network passes here and fails the controls in the sandbox, saying why',
+    async () => {
+      // A stand-in for a registry on 127.0.0.1: reachable from this machine (and from
+      // --sandbox none), not from bwrap's own network namespace.
+      const server = createServer((_req, res) => res.end('ok'));
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      const { port } = server.address() as AddressInfo;
+      try {
+        fill(taskFile('ledger-good'));
+        const t = { ...readTask(taskFile('ledger-good')), task_id: 'ledger-online' };
+        const fetch = `python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:${port}/', timeout=5)"`;
+        t.test_suites = t.test_suites.map((s: { command: string }) => ({
+          ...s,
+          command: `${fetch} && ${s.command}`,
+        }));
+        const file = taskFile('ledger-online');
+        writeTask(file, t);
+        const run = async (sandbox: string) => {
+          const r = await nanobenchAwait([
+            'validate',
+            file,
+            '--json',
+            '--cache-dir',
+            cache,
+            '--sandbox',
+            sandbox,
+          ]);
+          return JSON.parse(r.stdout).tasks[0] as ValidationJson;
+        };
+        const sandboxed = await run('bwrap');
+        expect(failed(sandboxed)).toEqual(['controls']);
+        expect(gate(sandboxed, 'verification').status).toBe('pass');
+        expect(gate(sandboxed, 'controls').reason).toMatch(/the oracle scored error/);
+        expect(gate(sandboxed, 'controls').fix).toMatch(/no network.*install_command/);
+        expect(gate(sandboxed, 'controls').fix).not.toMatch(/the task leaks/);
+        const open = await run('none');
+        expect(gate(open, 'controls').status).toBe('pass');
+        expect(open.admissible).toBe(true);
+      } finally {
+        server.close();
+      }
+    },
+  );
 
   it('human output: PASS/FAIL per gate, how to fix, exit 1; --only selects gates', () => {
     fill(taskFile('ledger-early'));
