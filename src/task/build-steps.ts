@@ -8,26 +8,72 @@ import { calledScript, type Step, segments } from './script-runners.js';
 export type PackageManager = { kind: 'npm' } | { kind: 'yarn' | 'pnpm'; version: string };
 
 const major = (version: string) => Number(/(\d+)/.exec(version)?.[1] ?? 1);
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * The package manager's command prefix, for the install and the build steps alike. Yarn 2+ is
- * not on PATH, and the npm package `yarn` stops at 1.x: Yarn 2 and later are published as
- * @yarnpkg/cli-dist (`npx yarn@4.12.0` fails with "No matching version": seen mining jsdiff).
+ * Where a task's install puts the package manager its steps run: a directory of the workspace
+ * that ignores itself (its .gitignore says `*`), so it is in no tree, not the baseline's, not
+ * the agent's diff, and git shows it to no one as the repository's.
  */
+export const TOOLS_DIR = '.nanobench-tools';
+
+type Fetched = Exclude<PackageManager, { kind: 'npm' }>;
+
+/**
+ * The npm package of a package manager. The npm package `yarn` stops at 1.x: Yarn 2 and later
+ * are published as @yarnpkg/cli-dist (`npx yarn@4.12.0` fails with "No matching version": seen
+ * mining jsdiff).
+ */
+function toolPackage(pm: Fetched): string {
+  if (pm.kind === 'pnpm') return `pnpm@${pm.version}`;
+  return major(pm.version) >= 2 ? `@yarnpkg/cli-dist@${pm.version}` : `yarn@${pm.version}`;
+}
+
+const toolDir = (pm: Fetched) => `${TOOLS_DIR}/${pm.kind}-${pm.version.replace(/[^\w.-]+/g, '_')}`;
+const shellWord = (s: string) => (/^[\w@./:+=-]+$/.test(s) ? s : quote(s));
+
+/**
+ * The statement that puts the fetched package manager first on PATH, for commands run from
+ * `cwd` (a directory of the workspace, '' for its root: from a suite's `cd packages/x` it is
+ * ../../). On PATH, not called by path: pnpm's scripts call `pnpm` and find it there.
+ */
+export function pmPath(pm: PackageManager, cwd = ''): string | undefined {
+  if (pm.kind === 'npm') return undefined;
+  const up = cwd
+    .split('/')
+    .filter(Boolean)
+    .map(() => '../')
+    .join('');
+  return `PATH="$PWD/${up}${toolDir(pm)}/node_modules/.bin:$PATH"`;
+}
+
+/**
+ * The install's first steps when the package manager is pnpm or Yarn (only npm comes with
+ * node): fetch it once, from the workspace root, into TOOLS_DIR, and put it on PATH. The install
+ * runs with network and becomes the cached environment; the suites' build steps put the same
+ * copy on PATH (pmPath) and need none. A fetch when the suite runs (`npx --yes pnpm@V run
+ * build`) passed validate on this machine but cannot reach the registry from a run's sandbox:
+ * every trial was the task's infra error (found mining kpdecker/jsdiff#700).
+ */
+export function pmSetup(pm: PackageManager): string | undefined {
+  if (pm.kind === 'npm') return undefined;
+  return [
+    `mkdir -p ${TOOLS_DIR}`,
+    `echo '*' > ${TOOLS_DIR}/.gitignore`,
+    `npm install --no-save --no-audit --no-fund --prefix ${shellWord(toolDir(pm))} ${shellWord(toolPackage(pm))}`,
+    pmPath(pm),
+  ].join(' && ');
+}
+
+/** The package manager's command, for the install and the build steps alike (pmPath first). */
 export function pmPrefix(pm: PackageManager): string {
-  if (pm.kind === 'npm') return 'npm';
-  if (pm.kind === 'pnpm') return `npx --yes pnpm@${pm.version}`;
-  return major(pm.version) >= 2
-    ? `npx --yes -p @yarnpkg/cli-dist@${pm.version} yarn`
-    : `npx --yes yarn@${pm.version}`;
+  return pm.kind;
 }
 
 /** `<pm> run <script>` through the package manager the install uses. */
 export function runScript(pm: PackageManager, name: string): string {
   return `${pmPrefix(pm)} run ${name}`;
 }
-
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** A plain command of a script, run with the package's binaries on PATH. */
 export function execCommand(pm: PackageManager, words: string[]): string {

@@ -4,7 +4,14 @@
 // (`nanobench validate` runs the suites, so a wrong guess fails loudly).
 import { posix } from 'node:path';
 import { jestCommand, mochaCommand, pytestCommand } from './argv-free.js';
-import { buildPlan, type PackageManager, pmPrefix } from './build-steps.js';
+import {
+  buildPlan,
+  type PackageManager,
+  pmPath,
+  pmPrefix,
+  pmSetup,
+  TOOLS_DIR,
+} from './build-steps.js';
 import { checkOnlyInstall, debianPackage, pythonNeeds } from './python-deps.js';
 import type { ResultFormat } from './schema.js';
 import {
@@ -95,13 +102,10 @@ const parsePkg = (text: string | undefined): Record<string, unknown> => {
 /**
  * The install command for the package in `dir`, and where it runs. A package of a monorepo
  * without a lock file of its own is installed from the root, where the workspace's lock file is
- * (a package whose dependencies are all hoisted declares none itself).
+ * (a package whose dependencies are all hoisted declares none itself). `setup` fetches the
+ * package manager first, from the workspace root (build-steps.ts).
  */
-function jsInstall(
-  repo: RepoView,
-  dir: string,
-  own: Record<string, unknown>,
-): { command: string; dir: string } | null {
+function jsInstall(repo: RepoView, dir: string, own: Record<string, unknown>): JsInstall | null {
   const { dir: where, pkg } = installRoot(repo, dir, own);
   const deps = {
     ...(pkg.dependencies as object),
@@ -110,8 +114,15 @@ function jsInstall(
     ...(own.devDependencies as object),
   };
   if (Object.keys(deps).length === 0) return null;
-  const command = installCommand(repo, where, pkg);
-  return { command, dir: where };
+  const pm = packageManager(repo, where, pkg);
+  const setup = pmSetup(pm);
+  return { command: installCommand(repo, where, pm), dir: where, ...(setup && { setup }) };
+}
+
+interface JsInstall {
+  command: string;
+  dir: string;
+  setup?: string;
 }
 
 /** The package manager a package's install uses: packageManager, else its lock file. */
@@ -136,8 +147,7 @@ function installRoot(repo: RepoView, dir: string, own: Record<string, unknown>) 
   return fromRoot ? { dir: '', pkg: parsePkg(repo.read('package.json')) } : { dir, pkg: own };
 }
 
-function installCommand(repo: RepoView, dir: string, pkg: Record<string, unknown>): string {
-  const pm = packageManager(repo, dir, pkg);
+function installCommand(repo: RepoView, dir: string, pm: PackageManager): string {
   const has = (f: string) => repo.files.has(rel(dir, f)) || repo.files.has(f);
   if (pm.kind === 'pnpm') return `${pmPrefix(pm)} install --frozen-lockfile`;
   if (pm.kind === 'yarn')
@@ -152,7 +162,7 @@ function jsSuite(
   testFiles: string[],
   notes: string[],
   narrow: boolean,
-): { suite: Omit<GuessedSuite, 'name'>; install: { command: string; dir: string } | null } {
+): { suite: Omit<GuessedSuite, 'name'>; install: JsInstall | null } {
   const pkgText = repo.read(rel(dir, 'package.json')) ?? '{}';
   let pkg: Record<string, unknown> = {};
   try {
@@ -221,6 +231,7 @@ function jsSuite(
     found?.before ?? [],
     packageManager(repo, root.dir, root.pkg),
     builtImports(repo, dir, testFiles),
+    dir,
   );
   if (build.note) notes.push(build.note);
   // What the script sets for its runner is set for it here too (cross-env is not needed: the
@@ -326,6 +337,7 @@ function buildFirst(
   before: Parameters<typeof buildPlan>[1],
   pm: PackageManager,
   imported: string[],
+  dir: string,
 ): { prefix: string; note?: string } {
   const plan = buildPlan(scripts, before, pm, imported);
   const list = (xs: string[]) => xs.map((x) => `"${x}"`).join(', ');
@@ -336,8 +348,10 @@ function buildFirst(
       : '');
   if (plan.commands.length === 0)
     return { prefix: '', note: left ? `nothing to build before the runner${left}` : undefined };
+  // The package manager the install fetched (pmSetup), on PATH from the package's directory.
+  const path = pmPath(pm, dir);
   return {
-    prefix: `{ ${plan.commands.join('; ')}; } >&2; `,
+    prefix: `${path ? `${path}; ` : ''}{ ${plan.commands.join('; ')}; } >&2; `,
     note: `the test script builds before its runner: the suite runs ${plan.commands.map((c) => `"${c}"`).join(', ')} first, output to stderr${left}`,
   };
 }
@@ -491,6 +505,12 @@ export function guessSuites(
     add(name('js', dir, i), g.suite);
     const inst = g.install;
     if (inst) {
+      if (inst.setup && !installs.includes(inst.setup)) {
+        installs.push(inst.setup);
+        notes.push(
+          `the install fetches the package manager into ${TOOLS_DIR}/ (a directory git ignores) and every step runs it from there: the suites need no network`,
+        );
+      }
       const step = inst.dir ? `(${inDir(inst.dir, inst.command)})` : inst.command;
       if (!installs.includes(step)) installs.push(step); // packages of one workspace share it
     }

@@ -9,6 +9,10 @@ function repo(files: Record<string, string | object>) {
   return { files: new Set(Object.keys(text)), read: (p: string) => text[p] };
 }
 
+/** The install's first steps for a package manager other than npm (build-steps.ts, pmSetup). */
+const fetched = (dir: string, spec: string) =>
+  `mkdir -p .nanobench-tools && echo '*' > .nanobench-tools/.gitignore && npm install --no-save --no-audit --no-fund --prefix .nanobench-tools/${dir} ${spec} && PATH="$PWD/.nanobench-tools/${dir}/node_modules/.bin:$PATH"`;
+
 const pkg = (test: string, devDependencies: Record<string, string> = {}, extra = {}) => ({
   name: 'x',
   scripts: { test },
@@ -52,7 +56,9 @@ describe('guessSuites: JavaScript and TypeScript runners', () => {
       command: 'npx vitest run --reporter=json --outputFile=.nanobench-results.json',
       format: 'vitest-json',
     });
-    expect(g.install_command).toBe('npx --yes pnpm@9.4.0 install --frozen-lockfile');
+    expect(g.install_command).toBe(
+      `${fetched('pnpm-9.4.0', 'pnpm@9.4.0')} && pnpm install --frozen-lockfile`,
+    );
   });
 
   it('pnpm without packageManager: the major version from the lock file', () => {
@@ -63,7 +69,9 @@ describe('guessSuites: JavaScript and TypeScript runners', () => {
       }),
       ['test/a.test.ts'],
     );
-    expect(g.install_command).toBe('npx --yes pnpm@8 install --frozen-lockfile');
+    expect(g.install_command).toBe(
+      `${fetched('pnpm-8', 'pnpm@8')} && pnpm install --frozen-lockfile`,
+    );
   });
 
   it('mocha keeps its spec arguments and reports TAP; yarn 1 from yarn.lock', () => {
@@ -78,7 +86,9 @@ describe('guessSuites: JavaScript and TypeScript runners', () => {
       command: `node -e 'require("mocha/lib/cli/cli.js").main(["--reporter","tap","test/**/*.js"])'`,
       format: 'tap',
     });
-    expect(g.install_command).toBe('npx --yes yarn@1 install --frozen-lockfile');
+    expect(g.install_command).toBe(
+      `${fetched('yarn-1', 'yarn@1')} && yarn install --frozen-lockfile`,
+    );
   });
 
   it('yarn 2 and later from packageManager: the @yarnpkg/cli-dist package, not `yarn` (1.x only)', () => {
@@ -93,8 +103,9 @@ describe('guessSuites: JavaScript and TypeScript runners', () => {
       }),
       ['test/a.js'],
     );
+    // Fetched once by the install into a directory that ignores itself, then run from PATH.
     expect(g.install_command).toBe(
-      'npx --yes -p @yarnpkg/cli-dist@4.12.0 yarn install --immutable',
+      `mkdir -p .nanobench-tools && echo '*' > .nanobench-tools/.gitignore && npm install --no-save --no-audit --no-fund --prefix .nanobench-tools/yarn-4.12.0 @yarnpkg/cli-dist@4.12.0 && PATH="$PWD/.nanobench-tools/yarn-4.12.0/node_modules/.bin:$PATH" && yarn install --immutable`,
     );
   });
 
@@ -367,7 +378,9 @@ describe('guessSuites: monorepos', () => {
       }),
       ['packages/zod/src/tests/a.test.ts'],
     );
-    expect(g.install_command).toBe('npx --yes pnpm@10.1.0 install --frozen-lockfile');
+    expect(g.install_command).toBe(
+      `${fetched('pnpm-10.1.0', 'pnpm@10.1.0')} && pnpm install --frozen-lockfile`,
+    );
     expect(g.suites[0].command).toMatch(/^cd packages\/zod && npx vitest run/);
   });
 });
@@ -398,7 +411,7 @@ describe('guessSuites: the environment a test script sets for its runner (issue 
 
 describe('guessSuites: build steps before the runner (issue 24)', () => {
   const TAP = `node -e 'require("mocha/lib/cli/cli.js").main(["--reporter","tap","test/a.js"])'`;
-  const YARN4 = 'npx --yes -p @yarnpkg/cli-dist@4.1.0 yarn';
+  const YARN4_PATH = 'PATH="$PWD/.nanobench-tools/yarn-4.1.0/node_modules/.bin:$PATH"';
 
   it("runs the chain's build scripts first through Yarn 2+, lint and checks left out", () => {
     const scripts = {
@@ -422,7 +435,7 @@ describe('guessSuites: build steps before the runner (issue 24)', () => {
     );
     // NODE_ENV=test, set by cross-env on the way to the runner, is set for it too.
     expect(g.suites[0].command).toBe(
-      `{ ${YARN4} run gen-esm; ${YARN4} run bundle; } >&2; NODE_ENV=test ${TAP}`,
+      `${YARN4_PATH}; { yarn run gen-esm; yarn run bundle; } >&2; NODE_ENV=test ${TAP}`,
     );
     expect(g.notes.join('\n')).toMatch(
       /builds before its runner.*output to stderr; left out as lint, check or test steps: "lint", "check-types"/,
@@ -506,7 +519,7 @@ describe('guessSuites: build steps before the runner (issue 24)', () => {
       ['test/a.test.ts'],
     );
     expect(g.suites[0].command).toBe(
-      '{ npx --yes pnpm@9.4.0 run build:lib; } >&2; npx vitest run --reporter=json --outputFile=.nanobench-results.json',
+      'PATH="$PWD/.nanobench-tools/pnpm-9.4.0/node_modules/.bin:$PATH"; { pnpm run build:lib; } >&2; npx vitest run --reporter=json --outputFile=.nanobench-results.json',
     );
   });
 
@@ -518,5 +531,55 @@ describe('guessSuites: build steps before the runner (issue 24)', () => {
     );
     expect(g.suites[0].command).toBe(TAP);
     expect(g.notes.join('\n')).not.toMatch(/build/);
+  });
+});
+
+describe('guessSuites: the package manager is fetched by the install, not by the suite (jsdiff#700)', () => {
+  const TAP = `node -e 'require("mocha/lib/cli/cli.js").main(["--reporter","tap","test/a.js"])'`;
+  const buildsFirst = (packageManager: string) =>
+    pkg(
+      '',
+      { mocha: '^10' },
+      { packageManager, scripts: { test: 'yarn build && mocha', build: 'tsc' } },
+    );
+
+  it('packages in subdirectories: one fetch at the root, PATH from each package to it', () => {
+    const g = guessSuites(
+      repo({
+        'packages/a/package.json': buildsFirst('yarn@4.1.0'),
+        'packages/a/yarn.lock': '',
+        'packages/a/test/a.js': '',
+        'tools/b/package.json': buildsFirst('yarn@4.1.0'),
+        'tools/b/yarn.lock': '',
+        'tools/b/test/a.js': '',
+      }),
+      ['packages/a/test/a.js', 'tools/b/test/a.js'],
+      { narrow: true },
+    );
+    expect(g.install_command).toBe(
+      `${fetched('yarn-4.1.0', '@yarnpkg/cli-dist@4.1.0')} && (cd packages/a && yarn install --immutable) && (cd tools/b && yarn install --immutable)`,
+    );
+    expect(g.suites.map((s) => s.command)).toEqual([
+      `cd packages/a && PATH="$PWD/../../.nanobench-tools/yarn-4.1.0/node_modules/.bin:$PATH"; { yarn run build; } >&2; ${TAP}`,
+      `cd tools/b && PATH="$PWD/../../.nanobench-tools/yarn-4.1.0/node_modules/.bin:$PATH"; { yarn run build; } >&2; ${TAP}`,
+    ]);
+    expect(g.notes.join('\n')).toMatch(
+      /the install fetches the package manager into \.nanobench-tools\/ \(a directory git ignores\)/,
+    );
+  });
+
+  it.each([
+    ['pnpm@9.4.0', 'pnpm-lock.yaml'],
+    ['yarn@1.22.22', 'yarn.lock'],
+    ['yarn@4.12.0', 'yarn.lock'],
+  ])('%s: nothing the suite runs fetches (no npx --yes)', (packageManager, lock) => {
+    const g = guessSuites(
+      repo({ 'package.json': buildsFirst(packageManager), [lock]: '', 'test/a.js': '' }),
+      ['test/a.js'],
+      { narrow: true },
+    );
+    expect(g.suites[0].command).toMatch(/ run build; \} >&2; /);
+    for (const cmd of [g.install_command ?? '', ...g.suites.map((s) => s.command)])
+      expect(cmd).not.toMatch(/npx --yes|npx -y\b/);
   });
 });
