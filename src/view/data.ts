@@ -13,6 +13,7 @@ import type { MatrixCell } from '../report/matrix.js';
 import { buildReport, type Report } from '../report/model.js';
 import type { TaskMeta, TaskMetaMap } from '../report/task-meta.js';
 import { readRunConfig } from '../run/stored-config.js';
+import { isLabel, type RecordLabel } from '../score/labels.js';
 import { RULES } from '../score/rules.js';
 import { severalAgents } from '../stats/aggregate.js';
 import {
@@ -64,7 +65,7 @@ export function filterQuery(f: Filters): string {
 }
 
 export const modelKey = (t: { provider: string; model: string }) => `${t.provider}/${t.model}`;
-export const labelOf = (t: { status: string; label: string | null }) =>
+export const labelOf = (t: { status: string; label: RecordLabel | null }) =>
   t.status === 'error' ? INFRA_ERROR : (t.label ?? '?');
 const isIntegrityFlag = (f: string) => f in INTEGRITY_FLAGS;
 
@@ -439,7 +440,7 @@ export function trialPage(
       'fail_to_pass' in d || 'pass_to_pass' in d
         ? { fail_to_pass: testRows(d.fail_to_pass), pass_to_pass: testRows(d.pass_to_pass) }
         : null,
-    rule: trial.label && trial.label in RULES ? RULES[trial.label as keyof typeof RULES] : null,
+    rule: isLabel(trial.label) ? RULES[trial.label] : null,
     agent_stdout: agentStdout,
     agent_stderr: readText(dir, ARTIFACT.agentStderr),
   };

@@ -2,7 +2,7 @@
 // went, which rule labelled it and why, integrity flags, the proxy's telemetry and the artifacts.
 // Fields another version of NanoBench may add or lack are shown when present, never assumed.
 import type { Child, FC } from 'hono/jsx';
-import { INTEGRITY_FLAGS } from '../../integrity/flags.js';
+import { INTEGRITY_FLAGS, STRICT_LABEL } from '../../integrity/flags.js';
 import { modelName, plural } from '../../report/format.js';
 import type { DetailKey } from '../../trial/details.js';
 import type { Artifact, TestRow, TrialPage } from '../data.js';
@@ -131,7 +131,7 @@ function Verdict({ p }: { p: TrialPage }) {
               <span id="rule">
                 {p.rule.rule === null ? 'audit policy' : `rule ${p.rule.rule} of 8`}: {p.rule.when}
               </span>
-            ) : t.label === 'integrity_violation' ? (
+            ) : t.label === STRICT_LABEL ? (
               'strict integrity: a flagged trial that earned a score fails'
             ) : null,
           ],
