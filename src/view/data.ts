@@ -27,6 +27,7 @@ import type { RunRecord, RunTally, Store, StoredTrial, TrialIndexRow } from '../
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import { loadManifest } from '../task/manifest.js';
 import { ARTIFACT } from '../trial/artifacts.js';
+import type { TargetDetail } from '../trial/details.js';
 import { type DiffFile, parseDiff } from './diff.js';
 import { buildTranscript, type Transcript } from './transcript.js';
 
@@ -370,14 +371,9 @@ export interface TrialPage {
   agent_stderr: string | null;
 }
 
-function testRows(x: unknown): TestRow[] {
-  if (!Array.isArray(x)) return [];
-  return x.map((t: { id?: unknown; passed?: unknown; message?: unknown }) => ({
-    id: String(t.id ?? '?'),
-    passed: t.passed === true,
-    message: typeof t.message === 'string' ? t.message : null,
-  }));
-}
+/** Records stored before failure messages were kept have none. */
+const testRows = (targets: TargetDetail[] = []): TestRow[] =>
+  targets.map((t) => ({ id: t.id, passed: t.passed, message: t.message ?? null }));
 
 export function trialPage(
   store: Store,
@@ -417,11 +413,10 @@ export function trialPage(
   const patch = readText(dir, ARTIFACT.diff);
   const d = trial.details;
   const agentStdout = readText(dir, ARTIFACT.agentStdout);
+  const recorded = d.proxy?.cassette;
   const cassetteFile =
-    (typeof (d.proxy as { cassette?: unknown })?.cassette === 'string' &&
-    existsSync((d.proxy as { cassette: string }).cassette)
-      ? (d.proxy as { cassette: string }).cassette
-      : undefined) ?? artifactPath(dir, 'cassette.jsonl');
+    (recorded && existsSync(recorded) ? recorded : undefined) ??
+    artifactPath(dir, 'cassette.jsonl');
   return {
     run,
     trial,
