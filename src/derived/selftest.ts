@@ -7,6 +7,7 @@ import type { Mode } from '../agent/types.js';
 import { resolveRunConfig } from '../run/config.js';
 import { loadTasks, runSession, type SessionHooks } from '../run/session.js';
 import { readRunConfig } from '../run/stored-config.js';
+import { isLabel } from '../score/labels.js';
 import { RULES } from '../score/rules.js';
 import type { Store, TrialRecord } from '../store/store.js';
 import { isHarborLoaded, type LoadedTask } from '../task/load.js';
@@ -96,7 +97,7 @@ export function compareTrial(
     got_score: rec.score,
     got_flags: flags,
     ...(!match && {
-      rule: scored && rec.label ? (RULES[rec.label as keyof typeof RULES]?.rule ?? null) : null,
+      rule: scored && isLabel(rec.label) ? RULES[rec.label].rule : null,
       explanation: scored
         ? String(rec.details.explanation ?? '')
         : (rec.error ?? '').split('\n')[0].slice(0, 500),

@@ -1,5 +1,6 @@
 // What a report says about integrity: whether the run was sandboxed, and which trials carry
 // integrity flags. Built from the stored run configuration and the trials' flags only.
+import type { RecordLabel } from '../score/labels.js';
 import { INTEGRITY_FLAGS, STRICT_LABEL } from './flags.js';
 
 export interface FlaggedTrial {
@@ -8,7 +9,7 @@ export interface FlaggedTrial {
   model: string;
   mode: string;
   attempt: number;
-  label: string | null;
+  label: RecordLabel | null;
   score: number | null;
   flags: string[];
 }

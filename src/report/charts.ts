@@ -5,6 +5,7 @@ import { BarChart, CustomChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, MarkLineComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
+import type { RecordLabel } from '../score/labels.js';
 import { rowName } from './format.js';
 import type { ModelRow } from './model.js';
 import type { NavigationDelta } from './navigation.js';
@@ -40,7 +41,7 @@ function legendRows(names: string[]): number {
   return rows;
 }
 export const MODE_COLORS: Record<string, string> = { hinted: '#4e79a7', navigation: '#f28e2b' };
-const LABEL_COLORS: Record<string, string> = {
+const LABEL_COLORS: Partial<Record<RecordLabel, string>> = {
   pass: '#59a14f',
   partial_fix_only: '#8cd17d',
   incorrect_fix: '#e15759',
@@ -55,7 +56,7 @@ const LABEL_COLORS: Record<string, string> = {
 };
 const EXTRA_COLORS = ['#4e79a7', '#d37295', '#a0cbe8', '#ffbe7d', '#86bcb6', '#79706e'];
 
-export function labelColor(label: string, i: number): string {
+export function labelColor(label: RecordLabel, i: number): string {
   return LABEL_COLORS[label] ?? EXTRA_COLORS[i % EXTRA_COLORS.length];
 }
 

@@ -4,7 +4,15 @@
 // interval and the paired sign-flip test of `compare` (src/stats/paired.ts; bare is the base,
 // the harness the candidate), Holm-corrected over the groups tested; both label distributions
 // side by side; tokens and cost per solved task (src/stats/usage.ts).
-import { getOrInit, joinKey, splitKey, Tally, type TrialOutcome } from '../stats/aggregate.js';
+import type { RecordLabel } from '../score/labels.js';
+import {
+  getOrInit,
+  joinKey,
+  splitKey,
+  type Tally,
+  type TrialOutcome,
+  tallyOf,
+} from '../stats/aggregate.js';
 import { MIN_PAIRED_TASKS, type PairedDifference } from '../stats/paired.js';
 import { pairedFamily } from '../stats/paired-family.js';
 import { type TaskWeightedRate, taskResults, taskWeightedRate } from '../stats/tasks.js';
@@ -37,7 +45,7 @@ export interface HarnessDelta {
     verdict: 'harness better' | 'bare better' | 'not distinguishable from noise' | null;
   };
   /** Per label: harness count minus bare count (labels the harness adds or removes). */
-  label_shift: { label: string; harness: number; bare: number; delta: number }[];
+  label_shift: { label: RecordLabel; harness: number; bare: number; delta: number }[];
 }
 
 /** The harness deltas of a run's trials: empty unless bare and another agent both ran. */
@@ -59,8 +67,9 @@ export function harnessDeltas(trials: Iterable<Trial>): HarnessDelta[] {
   return pairs.map((p, i) => {
     const [provider, model, mode] = splitKey(p.key);
     const d = paired[i];
-    const harness = side(p.harness, p.h);
-    const bare = side(BASELINE_AGENT, p.b);
+    const [ht, bt] = [tallyOf(p.h), tallyOf(p.b)];
+    const harness = side(p.harness, p.h, ht);
+    const bare = side(BASELINE_AGENT, p.b, bt);
     return {
       provider,
       model,
@@ -81,14 +90,12 @@ export function harnessDeltas(trials: Iterable<Trial>): HarnessDelta[] {
               ? 'bare better'
               : d.verdict,
       },
-      label_shift: labelShift(harness.labels, bare.labels),
+      label_shift: labelShift(ht, bt),
     };
   });
 }
 
-function side(agent: string, trials: Trial[]): HarnessSide {
-  const tally = new Tally();
-  for (const t of trials) tally.add(t);
+function side(agent: string, trials: Trial[], tally: Tally): HarnessSide {
   return {
     agent,
     tasks: taskWeightedRate(taskResults(trials)),
@@ -97,14 +104,15 @@ function side(agent: string, trials: Trial[]): HarnessSide {
   };
 }
 
-function labelShift(h: Record<string, number>, b: Record<string, number>) {
-  const labels = [...new Set([...Object.keys(h), ...Object.keys(b)])];
+function labelShift(h: Tally, b: Tally): HarnessDelta['label_shift'] {
+  const labels = [...new Set([...h.labels.keys(), ...b.labels.keys()])];
+  const count = (t: Tally, label: RecordLabel) => t.labels.get(label) ?? 0;
   return labels
     .map((label) => ({
       label,
-      harness: h[label] ?? 0,
-      bare: b[label] ?? 0,
-      delta: (h[label] ?? 0) - (b[label] ?? 0),
+      harness: count(h, label),
+      bare: count(b, label),
+      delta: count(h, label) - count(b, label),
     }))
     .sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta) || (x.label < y.label ? -1 : 1));
 }

@@ -9,6 +9,7 @@
 // above it), so a row the data cannot separate from the one above shares its rank: tied, never a
 // false order. Comparing with every row above, not only the adjacent one, keeps a row measured
 // on few tasks from bridging two rows that the data do separate.
+import type { RecordLabel } from '../score/labels.js';
 import { getOrInit, joinKey, type Rate, rateOf } from '../stats/aggregate.js';
 import { pairTasks } from '../stats/paired.js';
 import { type PairedVerdict, pairedFamily } from '../stats/paired-family.js';
@@ -77,7 +78,7 @@ export interface LeaderboardRow {
     cost_usd: number | null;
   };
   /** The most frequent labels of scored trials that did not pass (at most three). */
-  failure_labels: { label: string; count: number }[];
+  failure_labels: { label: RecordLabel; count: number }[];
   coverage: { tasks: number; dataset_tasks: number | null; whole: boolean | null };
   /** Against the row directly above; null for the first row. */
   versus_above: Separation | null;
@@ -148,7 +149,7 @@ function usageColumns(trials: ReportTrial[], passed: number): LeaderboardRow['us
 }
 
 function failureLabels(trials: ReportTrial[]): LeaderboardRow['failure_labels'] {
-  const counts = new Map<string, number>();
+  const counts = new Map<RecordLabel, number>();
   for (const t of trials)
     if (t.status === 'scored' && t.label && t.label !== 'pass')
       counts.set(t.label, (counts.get(t.label) ?? 0) + 1);

@@ -19,6 +19,7 @@ import { type TaskWeightedRate, taskResults, taskWeightedRate } from '../stats/t
 import { type UsageTotals, usageTotals } from '../stats/usage.js';
 import type { RunRecord } from '../store/store.js';
 import type { EvidenceStatus } from '../task/evidence.js';
+import type { Stage } from '../trial/stages.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
 import { type HarnessDelta, harnessDeltas } from './harness.js';
 import { type MatrixCell, naturalCompare, providerMatrix } from './matrix.js';
@@ -32,7 +33,7 @@ import { harborNote, type Taxonomy, taxonomy } from './taxonomy.js';
 export interface ReportTrial extends TrialOutcome, TrialReading {
   error: string | null;
   /** Where and what failed, for infra errors stored since stages existed. */
-  error_stage?: string | null;
+  error_stage?: Stage | null;
   error_code?: string | null;
   /** Proxy telemetry, flattened by Store.trialOutcomes; full records carry it in details.proxy. */
   tokens_in?: number | null;

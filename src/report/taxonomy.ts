@@ -1,12 +1,15 @@
 // The failure taxonomy breakdown (whitepaper §9): counts and shares of each label among scored
 // trials, with the label's signal confidence level; infra errors are counted beside, not shared.
-import { LABELS } from '../score/labels.js';
+import { type ConfidenceLevel, isLabel, LABELS, type RecordLabel } from '../score/labels.js';
 import { joinKey, splitKey, Tally, type TrialOutcome, tallyBy } from '../stats/aggregate.js';
 
 export interface TaxonomyRow {
-  label: string;
-  /** Signal confidence level (whitepaper §9.2): 1 file overlap ... 4 symbol lookup. */
-  level: string;
+  label: RecordLabel;
+  /**
+   * Signal confidence level (whitepaper §9.2): 1 file overlap ... 4 symbol lookup; "?" for a
+   * label that is not in these rules' taxonomy (strict integrity's, another version's).
+   */
+  level: ConfidenceLevel | '?';
   count: number;
   /** count / scored trials. */
   share: number;
@@ -38,8 +41,8 @@ export function harborNote(trials: number): string {
   return `${trials} scored trial(s) ran Harbor tasks: their score is the verifier's reward and their label pass, partial_reward or no_reward (or context_window_exceeded); the labels that need a PR's facts (required files, fail_to_pass tests, symbols at base: zero_signal, insufficient_context_read, hallucinated_api, wrong_abstraction_layer, partial_fix_only, missing_cross_language_change, incorrect_fix) do not apply to them.`;
 }
 
-export const levelOf = (label: string): string =>
-  (LABELS as Record<string, { level: string }>)[label]?.level ?? '?';
+export const levelOf = (label: RecordLabel): TaxonomyRow['level'] =>
+  isLabel(label) ? LABELS[label].level : '?';
 
 export function taxonomy(trials: TrialOutcome[]): Taxonomy {
   const all = new Tally();
@@ -68,7 +71,7 @@ export function taxonomy(trials: TrialOutcome[]): Taxonomy {
   return {
     scored: r.scored,
     errors: r.errors,
-    labels: Object.entries(all.labelCounts()).map(([label, count]) => ({
+    labels: all.labelEntries().map(([label, count]) => ({
       label,
       level: levelOf(label),
       count,

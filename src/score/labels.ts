@@ -1,4 +1,5 @@
 // The failure taxonomy: every label with its score and signal confidence level (whitepaper §9.2).
+import type { STRICT_LABEL } from '../integrity/flags.js';
 
 export const LABELS = {
   pass: { level: '2', base: 1.0 },
@@ -27,6 +28,22 @@ export const HARBOR_LABELS = ['pass', 'partial_reward', 'no_reward', 'context_wi
 
 export type Label = keyof typeof LABELS;
 export type ConfidenceLevel = (typeof LABELS)[Label]['level'];
+
+export const isLabel = (s: string | null): s is Label => s !== null && Object.hasOwn(LABELS, s);
+
+/**
+ * A label another version of the scoring rules gave that these rules do not know (a store a
+ * newer NanoBench wrote, a label since renamed). A stored record keeps it as it is: reports count
+ * and show it, merge copies it. The brand keeps it out of `Label`, so nothing looks it up in
+ * LABELS or RULES without isLabel.
+ */
+export type OtherLabel = string & { readonly otherScoringRules: true };
+
+/**
+ * The label a trial record holds: the rules' (LABELS), the strict integrity mode's
+ * (src/integrity/flags.ts), or, read back from a store, another version's.
+ */
+export type RecordLabel = Label | typeof STRICT_LABEL | OtherLabel;
 
 /** Navigation mode: a failed run that touched a required file still earns this much. */
 export const PATHFINDING_CREDIT = 0.1;

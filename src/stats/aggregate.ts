@@ -1,6 +1,7 @@
 // Aggregation: trials -> rates. A rate counts scored trials only: k = passed, n = scored, with a
 // 95% Wilson interval on k/n. Infra errors are counted beside the rate and never enter k, n or
 // the mean (an infrastructure failure says nothing about the agent).
+import type { RecordLabel } from '../score/labels.js';
 import { type Interval, wilson } from './wilson.js';
 
 /** The fields statistics read from a trial (a subset of the stored TrialRecord). */
@@ -14,7 +15,7 @@ export interface TrialOutcome {
   attempt: number;
   status: 'scored' | 'error';
   score: number | null;
-  label: string | null;
+  label: RecordLabel | null;
   flags: string[];
 }
 
@@ -45,7 +46,7 @@ export class Tally {
   passed = 0;
   scoreSum = 0;
   nonDeterministic = false;
-  readonly labels = new Map<string, number>();
+  readonly labels = new Map<RecordLabel, number>();
 
   add(t: TrialOutcome): this {
     this.trials++;
@@ -71,11 +72,14 @@ export class Tally {
     };
   }
 
-  /** Label -> count among scored trials, most frequent first (ties by name, for stable output). */
+  /** Label and count among scored trials, most frequent first (ties by name, for stable output). */
+  labelEntries(): [RecordLabel, number][] {
+    return [...this.labels].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  }
+
+  /** labelEntries as an object, in that order (JSON object keys are strings). */
   labelCounts(): Record<string, number> {
-    return Object.fromEntries(
-      [...this.labels].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
-    );
+    return Object.fromEntries(this.labelEntries());
   }
 }
 
@@ -98,11 +102,13 @@ export function tallyBy<T extends TrialOutcome>(
   return out;
 }
 
-export function rateOf(trials: Iterable<TrialOutcome>): Rate {
+export function tallyOf(trials: Iterable<TrialOutcome>): Tally {
   const t = new Tally();
   for (const x of trials) t.add(x);
-  return t.rate();
+  return t;
 }
+
+export const rateOf = (trials: Iterable<TrialOutcome>): Rate => tallyOf(trials).rate();
 
 /** The value at key, created by init() on first use. */
 export function getOrInit<K, V>(m: Map<K, V>, key: K, init: () => V): V {

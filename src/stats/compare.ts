@@ -11,6 +11,7 @@
 // rules, are reported as warnings.
 import { type AuditSummary, applyAudit } from '../audit/policy.js';
 import { type DatasetVersion, readRunConfig, type StoredRunConfig } from '../run/stored-config.js';
+import type { RecordLabel } from '../score/labels.js';
 import {
   getOrInit,
   joinKey,
@@ -33,7 +34,7 @@ export type Rule = 'paired' | 'overlap';
 export const RULES: readonly Rule[] = ['paired', 'overlap'];
 
 export interface LabelShift {
-  label: string;
+  label: RecordLabel;
   base: { count: number; share: number | null };
   candidate: { count: number; share: number | null };
   /** The Wilson intervals of the two shares do not overlap. */
@@ -119,7 +120,7 @@ export interface Comparison {
 
 function labelShifts(b: Tally, c: Tally): LabelShift[] {
   const labels = new Set([...b.labels.keys(), ...c.labels.keys()]);
-  const side = (t: Tally, l: string) => {
+  const side = (t: Tally, l: RecordLabel) => {
     const count = t.labels.get(l) ?? 0;
     return { count, share: t.scored ? count / t.scored : null, ci: wilson(count, t.scored) };
   };

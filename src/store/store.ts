@@ -7,6 +7,9 @@ import type { TrialRecord } from '../trial/record.js';
 import { UserError } from '../util/errors.js';
 import { MIGRATIONS } from './migrations.js';
 
+// Trials are read back as TrialRecord, each column as stored (the row casts below). Their types
+// allow what other versions wrote: a label these rules lack is an OtherLabel (src/score/labels.ts),
+// kept as is so reports show it and merge copies it; details keys are all optional.
 export type { TrialRecord };
 
 export interface RunRecord {

@@ -5,7 +5,7 @@ import type { ExitKind } from '../agent/types.js';
 import type { Audit, AuditInput } from '../integrity/audit.js';
 import { applyIntegrity } from '../integrity/flags.js';
 import type { TrialEndpoint } from '../provider/endpoints.js';
-import type { ConfidenceLevel } from '../score/labels.js';
+import type { ConfidenceLevel, Label, RecordLabel } from '../score/labels.js';
 import { InfraError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import type { PreparedEnvironment } from '../workspace/environment.js';
@@ -26,7 +26,8 @@ export interface TrialRecord {
   attempt: number;
   status: 'scored' | 'error';
   score: number | null;
-  label: string | null;
+  /** A stored record's may be one another version of the rules gave (OtherLabel). */
+  label: RecordLabel | null;
   confidence_level: ConfidenceLevel | null;
   tests_passed: number;
   tests_failed: number;
@@ -172,7 +173,7 @@ export function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialE
 /** What a task kind's grade gives the record: the outcome and what it was read from. */
 export interface Grade {
   score: number;
-  label: string;
+  label: Label;
   confidenceLevel: string | null;
   /** Flags, in the order the record lists them. */
   flags: string[];

@@ -13,6 +13,7 @@ import type { MatrixCell } from '../report/matrix.js';
 import { buildReport, type Report } from '../report/model.js';
 import type { TaskMeta, TaskMetaMap } from '../report/task-meta.js';
 import { readRunConfig } from '../run/stored-config.js';
+import { isLabel, type RecordLabel } from '../score/labels.js';
 import { RULES } from '../score/rules.js';
 import { severalAgents } from '../stats/aggregate.js';
 import {
@@ -26,6 +27,7 @@ import type { RunRecord, RunTally, Store, StoredTrial, TrialIndexRow } from '../
 import { type LoadedTask, loadDataset } from '../task/load.js';
 import { loadManifest } from '../task/manifest.js';
 import { ARTIFACT } from '../trial/artifacts.js';
+import type { TargetDetail } from '../trial/details.js';
 import { type DiffFile, parseDiff } from './diff.js';
 import { buildTranscript, type Transcript } from './transcript.js';
 
@@ -64,7 +66,7 @@ export function filterQuery(f: Filters): string {
 }
 
 export const modelKey = (t: { provider: string; model: string }) => `${t.provider}/${t.model}`;
-export const labelOf = (t: { status: string; label: string | null }) =>
+export const labelOf = (t: { status: string; label: RecordLabel | null }) =>
   t.status === 'error' ? INFRA_ERROR : (t.label ?? '?');
 const isIntegrityFlag = (f: string) => f in INTEGRITY_FLAGS;
 
@@ -369,14 +371,9 @@ export interface TrialPage {
   agent_stderr: string | null;
 }
 
-function testRows(x: unknown): TestRow[] {
-  if (!Array.isArray(x)) return [];
-  return x.map((t: { id?: unknown; passed?: unknown; message?: unknown }) => ({
-    id: String(t.id ?? '?'),
-    passed: t.passed === true,
-    message: typeof t.message === 'string' ? t.message : null,
-  }));
-}
+/** Records stored before failure messages were kept have none. */
+const testRows = (targets: TargetDetail[] = []): TestRow[] =>
+  targets.map((t) => ({ id: t.id, passed: t.passed, message: t.message ?? null }));
 
 export function trialPage(
   store: Store,
@@ -416,11 +413,10 @@ export function trialPage(
   const patch = readText(dir, ARTIFACT.diff);
   const d = trial.details;
   const agentStdout = readText(dir, ARTIFACT.agentStdout);
+  const recorded = d.proxy?.cassette;
   const cassetteFile =
-    (typeof (d.proxy as { cassette?: unknown })?.cassette === 'string' &&
-    existsSync((d.proxy as { cassette: string }).cassette)
-      ? (d.proxy as { cassette: string }).cassette
-      : undefined) ?? artifactPath(dir, 'cassette.jsonl');
+    (recorded && existsSync(recorded) ? recorded : undefined) ??
+    artifactPath(dir, 'cassette.jsonl');
   return {
     run,
     trial,
@@ -439,7 +435,7 @@ export function trialPage(
       'fail_to_pass' in d || 'pass_to_pass' in d
         ? { fail_to_pass: testRows(d.fail_to_pass), pass_to_pass: testRows(d.pass_to_pass) }
         : null,
-    rule: trial.label && trial.label in RULES ? RULES[trial.label as keyof typeof RULES] : null,
+    rule: isLabel(trial.label) ? RULES[trial.label] : null,
     agent_stdout: agentStdout,
     agent_stderr: readText(dir, ARTIFACT.agentStderr),
   };

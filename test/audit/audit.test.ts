@@ -4,6 +4,7 @@ import type { AuditKey } from '../../src/audit/export.js';
 import { redactor } from '../../src/audit/export.js';
 import { applyAudit, effectiveLabel } from '../../src/audit/policy.js';
 import { reviewerLabels, scoreAudit } from '../../src/audit/score.js';
+import type { Label } from '../../src/score/labels.js';
 import type { TrialRecord } from '../../src/store/store.js';
 
 describe('effectiveLabel', () => {
@@ -16,7 +17,7 @@ describe('effectiveLabel', () => {
     expect(effectiveLabel('hallucinated_api', undefined)).toBe('hallucinated_api');
   });
   it('applyAudit copies; the stored trials keep the engine label', () => {
-    const trials = [{ label: 'hallucinated_api', score: 0 }];
+    const trials: { label: Label; score: number }[] = [{ label: 'hallucinated_api', score: 0 }];
     expect(applyAudit(trials, 0.5)).toEqual([{ label: 'implementation_error', score: 0 }]);
     expect(trials[0].label).toBe('hallucinated_api');
   });

@@ -71,14 +71,17 @@ function database(
 
 /** `passed` passes and `n - passed` failures of one model, hinted mode. */
 const obs = (model: string, passed: number, n: number, over: Partial<TrialRecord> = {}) =>
-  Array.from({ length: n }, (_, i) => ({
-    provider: 'openai',
-    model,
-    label: i < passed ? 'pass' : 'incorrect_fix',
-    score: i < passed ? 1 : 0,
-    attempt: i + 1,
-    ...over,
-  }));
+  Array.from(
+    { length: n },
+    (_, i): Partial<TrialRecord> => ({
+      provider: 'openai',
+      model,
+      label: i < passed ? 'pass' : 'incorrect_fix',
+      score: i < passed ? 1 : 0,
+      attempt: i + 1,
+      ...over,
+    }),
+  );
 
 const calibrationOf = (db: string, task = calibrating) =>
   calibrate(task, observationsOf(readStoredRuns([db]), [task], 'hinted'));

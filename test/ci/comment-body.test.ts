@@ -2,6 +2,7 @@
 // is test/ci/comment.test.ts.
 import { describe, expect, it } from 'vitest';
 import { COMMENT_MARKER, commentBody } from '../../src/ci/comment.js';
+import type { Label } from '../../src/score/labels.js';
 import type { RunRecord, TrialRecord } from '../../src/store/store.js';
 import { trial } from '../report/make-trials.js';
 
@@ -14,7 +15,7 @@ const run = (id: string): RunRecord => ({
   config: { agent: 'nanocoder', agent_info: { nanocoder_version: '1.30.0' } },
 });
 
-function trials(task: string, labels: string[], model = 'competent'): TrialRecord[] {
+function trials(task: string, labels: (Label | 'ERR')[], model = 'competent'): TrialRecord[] {
   return labels.map((label, i) =>
     trial({
       task_id: task,
@@ -31,7 +32,7 @@ function trials(task: string, labels: string[], model = 'competent'): TrialRecor
 }
 
 const side = (id: string, ts: TrialRecord[]) => ({ run: run(id), trials: ts });
-const rep = (label: string, n: number) => Array.from({ length: n }, () => label);
+const rep = (label: Label, n: number) => Array.from({ length: n }, () => label);
 
 describe('comment body', () => {
   it('calls a regression when the intervals separate, and names the marker first', () => {
@@ -170,7 +171,7 @@ describe('comment body: audit, rules and sampling (issue 14)', () => {
   });
 
   it('follows the Level-4 audit like every report, and states its agreement and sample size', () => {
-    const labels = ['hallucinated_api', 'wrong_abstraction_layer', 'hallucinated_api'];
+    const labels: Label[] = ['hallucinated_api', 'wrong_abstraction_layer', 'hallucinated_api'];
     const low = commentBody({ ...side('pr', trials('t1', labels)), audit: audit(0.85) });
     expect(low).toMatch(/\| implementation_error \| 3 \|/);
     expect(low).not.toMatch(/\| (hallucinated_api|wrong_abstraction_layer) \|/);

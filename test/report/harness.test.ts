@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { harnessDeltas, harnessRows } from '../../src/report/harness.js';
+import type { Label } from '../../src/score/labels.js';
 
-const trial = (agent: string, task: number, label: string, tokens = 100) => ({
+const trial = (agent: string, task: number, label: Label, tokens = 100) => ({
   task_id: `t${task}`,
   agent,
   provider: 'scripted',

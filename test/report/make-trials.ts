@@ -1,4 +1,5 @@
 // Synthetic trials for report and statistics tests.
+import type { Label } from '../../src/score/labels.js';
 import type { RunRecord, TrialRecord } from '../../src/store/store.js';
 
 export function trial(over: Partial<TrialRecord> = {}): TrialRecord {
@@ -41,7 +42,7 @@ export function cell(
   passed: number,
   n: number,
   over: Partial<TrialRecord> = {},
-  fail = 'incorrect_fix',
+  fail: Label = 'incorrect_fix',
 ): TrialRecord[] {
   return Array.from({ length: n }, (_, i) =>
     trial({

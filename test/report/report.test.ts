@@ -330,7 +330,7 @@ describe('buildReport', () => {
     const read = (count: number) => ({
       details: { files_read: { count, bytes: 1, paths: [], required: [], required_total: 1 } },
     });
-    const icr = { mode: 'navigation', label: 'insufficient_context_read', score: 0 };
+    const icr = { mode: 'navigation', label: 'insufficient_context_read' as const, score: 0 };
     const trials = [
       trial({ ...icr, agent: 'nanocoder', ...read(30) }),
       trial({ ...icr, agent: 'bare', ...read(2) }),

@@ -1,8 +1,9 @@
 // A trial: what it was asked, what the agent did step by step, what it changed, how the tests
 // went, which rule labelled it and why, integrity flags, the proxy's telemetry and the artifacts.
-// Fields another version of NanoBench may add or lack are shown when present, never assumed.
+// Details are read through their type (src/trial/details.ts): a key another version of NanoBench
+// lacks is left out, one it adds is listed raw at the end.
 import type { Child, FC } from 'hono/jsx';
-import { INTEGRITY_FLAGS } from '../../integrity/flags.js';
+import { INTEGRITY_FLAGS, STRICT_LABEL } from '../../integrity/flags.js';
 import { modelName, plural } from '../../report/format.js';
 import type { DetailKey } from '../../trial/details.js';
 import type { Artifact, TestRow, TrialPage } from '../data.js';
@@ -10,11 +11,6 @@ import type { DiffFile } from '../diff.js';
 import type { StepView, ToolCallView } from '../transcript.js';
 import { Layout } from './layout.js';
 import { runHref, trialHref } from './run.js';
-
-type Obj = Record<string, unknown>;
-const obj = (x: unknown): Obj | undefined =>
-  x && typeof x === 'object' && !Array.isArray(x) ? (x as Obj) : undefined;
-const num = (x: unknown): number | undefined => (typeof x === 'number' ? x : undefined);
 
 /**
  * Where each details key a trial writes has its place on this page: a section of its own, or
@@ -86,7 +82,7 @@ const KV: FC<{ rows: [string, Child | undefined | null][] }> = ({ rows }) => (
 function Verdict({ p }: { p: TrialPage }) {
   const t = p.trial;
   const d = t.details;
-  const strict = obj(obj(d.integrity)?.strict);
+  const strict = d.integrity?.strict;
   const required = new Set(p.required_files?.files ?? []);
   const files = (xs: string[]) =>
     xs.length ? (
@@ -131,25 +127,23 @@ function Verdict({ p }: { p: TrialPage }) {
               <span id="rule">
                 {p.rule.rule === null ? 'audit policy' : `rule ${p.rule.rule} of 8`}: {p.rule.when}
               </span>
-            ) : t.label === 'integrity_violation' ? (
+            ) : t.label === STRICT_LABEL ? (
               'strict integrity: a flagged trial that earned a score fails'
             ) : null,
           ],
-          ['explanation', typeof d.explanation === 'string' ? d.explanation : null],
-          ['symbol', typeof d.symbol === 'string' ? <code>{d.symbol}</code> : null],
+          ['explanation', d.explanation],
+          ['symbol', d.symbol !== undefined ? <code>{d.symbol}</code> : null],
           [
             'strict integrity',
             strict
-              ? `was ${String(strict.original_label)} (${String(strict.original_score)}): ${String(strict.reason)}`
+              ? `was ${strict.original_label} (${strict.original_score}): ${strict.reason}`
               : null,
           ],
           ['agent exit', `${t.exit_kind ?? '—'}${t.timed_out ? ' (timed out)' : ''}`],
           ['files changed (git)', files(t.files_changed)],
           [
             'files the agent reported',
-            Array.isArray(d.reported_files_changed)
-              ? files(d.reported_files_changed as string[])
-              : null,
+            d.reported_files_changed ? files(d.reported_files_changed) : null,
           ],
           [
             'required files',
@@ -222,8 +216,7 @@ const Step: FC<{ s: StepView }> = ({ s }) => (
 function Transcript({ p }: { p: TrialPage }) {
   const x = p.transcript;
   // The agent's own account (details.files_read, from its tool calls) when the trial has one.
-  const recorded: unknown = p.trial.details.files_read?.paths;
-  const filesRead = Array.isArray(recorded) ? recorded.map(String) : undefined;
+  const filesRead = p.trial.details.files_read?.paths;
   return (
     <section id="transcript">
       <h2>Transcript</h2>
@@ -419,8 +412,8 @@ const TestTable: FC<{ id: string; title: string; rows: TestRow[] }> = ({ id, tit
 
 function Tests({ p }: { p: TrialPage }) {
   const d = p.trial.details;
-  const suites = Array.isArray(d.suites) ? d.suites : [];
-  const missing = obj(d.missing_targets);
+  const suites = d.suites ?? [];
+  const missing = d.missing_targets;
   const anyMessage = [...(p.tests?.fail_to_pass ?? []), ...(p.tests?.pass_to_pass ?? [])].some(
     (t) => t.message,
   );
@@ -442,15 +435,15 @@ function Tests({ p }: { p: TrialPage }) {
           <tbody>
             {suites.map((s) => (
               <tr>
-                <td>{String(s.name)}</td>
+                <td>{s.name}</td>
                 <td class={s.status === 'reported' ? '' : 'warn'}>
-                  {String(s.status)}
+                  {s.status}
                   {s.timed_out ? ' (timed out)' : ''}
                   {s.fallback ? ` (fallback: ${json(s.fallback)})` : ''}
                 </td>
                 <td class="num">{String(s.exit_code)}</td>
                 <td class="num">{String(s.tests)}</td>
-                <td class="num">{num(s.ms) !== undefined ? `${s.ms} ms` : '—'}</td>
+                <td class="num">{s.ms} ms</td>
               </tr>
             ))}
           </tbody>
@@ -478,7 +471,7 @@ function Tests({ p }: { p: TrialPage }) {
       {missing ? (
         <p class="note">
           {String(missing.count)} target test(s) never reported although their suite ran:{' '}
-          {Array.isArray(missing.ids) ? missing.ids.join(', ') : ''}
+          {missing.ids.join(', ')}
         </p>
       ) : (
         ''
@@ -503,7 +496,7 @@ function Integrity({ p }: { p: TrialPage }) {
   const flags = p.trial.flags.filter(
     (f) => f in INTEGRITY_FLAGS,
   ) as (keyof typeof INTEGRITY_FLAGS)[];
-  const evidence = obj(p.trial.details.integrity);
+  const evidence = p.trial.details.integrity;
   return (
     <section id="integrity">
       <h2>Integrity</h2>
@@ -532,14 +525,14 @@ function Integrity({ p }: { p: TrialPage }) {
 
 function Telemetry({ p }: { p: TrialPage }) {
   const d = p.trial.details;
-  const proxy = obj(d.proxy);
-  const tokens = obj(proxy?.tokens);
-  const lat = obj(proxy?.latency_ms);
-  const budget = obj(proxy?.budget);
-  const usage = obj(d.usage);
-  const phases = obj(d.phase_ms);
-  const sandbox = obj(d.sandbox);
-  const errors = obj(proxy?.errors);
+  const proxy = d.proxy;
+  const tokens = proxy?.tokens;
+  const lat = proxy?.latency_ms;
+  const budget = proxy?.budget;
+  const usage = d.usage;
+  const phases = d.phase_ms;
+  const sandbox = d.sandbox;
+  const errors = proxy?.errors;
   const other = Object.keys(d).filter((k) => !SHOWN_DETAILS.has(k));
   return (
     <section id="telemetry">
@@ -550,7 +543,7 @@ function Telemetry({ p }: { p: TrialPage }) {
           {proxy ? (
             <KV
               rows={[
-                ['model', `${String(proxy.provider ?? '')}/${String(proxy.model ?? '')}`],
+                ['model', `${proxy.provider ?? ''}/${proxy.model ?? ''}`],
                 ['requests', String(proxy.requests ?? '—')],
                 [
                   'sent upstream',
@@ -561,10 +554,7 @@ function Telemetry({ p }: { p: TrialPage }) {
                   'tokens in / out / total',
                   tokens ? `${tokens.input} / ${tokens.output} / ${tokens.total}` : '—',
                 ],
-                [
-                  'replies without usage',
-                  num(proxy.usage_missing) ? String(proxy.usage_missing) : null,
-                ],
+                ['replies without usage', proxy.usage_missing ? String(proxy.usage_missing) : null],
                 [
                   'latency (first byte)',
                   lat ? `median ${lat.ttfb_median} ms · p95 ${lat.ttfb_p95} ms` : null,
@@ -583,9 +573,7 @@ function Telemetry({ p }: { p: TrialPage }) {
                 ],
                 [
                   'cost',
-                  num(proxy.cost_usd) !== undefined
-                    ? `$${(proxy.cost_usd as number).toFixed(4)}`
-                    : '—',
+                  typeof proxy.cost_usd === 'number' ? `$${proxy.cost_usd.toFixed(4)}` : '—',
                 ],
                 ['errors', errors && Object.keys(errors).length ? json(errors) : 'none'],
                 ['last error', proxy.last_error ? json(proxy.last_error) : null],
@@ -638,11 +626,8 @@ function Telemetry({ p }: { p: TrialPage }) {
             rows={[
               ['agent', <code>{p.trial.agent}</code>],
               ['exit code', d.agent_exit_code !== undefined ? String(d.agent_exit_code) : null],
-              ['agent time', num(d.agent_ms) !== undefined ? `${d.agent_ms} ms` : null],
-              [
-                'sandbox',
-                sandbox ? `${String(sandbox.kind)} (${String(sandbox.containment ?? '?')})` : null,
-              ],
+              ['agent time', d.agent_ms !== undefined ? `${d.agent_ms} ms` : null],
+              ['sandbox', sandbox ? `${sandbox.kind} (${sandbox.containment ?? '?'})` : null],
               ['build', d.agent_meta ? <code>{json(d.agent_meta)}</code> : null],
             ]}
           />
