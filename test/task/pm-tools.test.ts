@@ -59,7 +59,7 @@ describe('the guessed install fetches the package manager, the suite runs it off
   it.each([
     ['yarn@4.12.0', 'yarn.lock', 'yarn-4.12.0'],
     ['pnpm@9.4.0', 'pnpm-lock.yaml', 'pnpm-9.4.0'],
-  ])('%s in a package of a monorepo', (packageManager, lock, toolDir) => {
+  ])('%s in a package of a monorepo', async (packageManager, lock, toolDir) => {
     const root = tempDir('nb-pm-tools-');
     const bin = join(root, 'bin');
     write(bin, { 'fake-pm': FAKE_PM, npm: FAKE_NPM });
@@ -111,8 +111,8 @@ describe('the guessed install fetches the package manager, the suite runs it off
     expect(suite.stdout).toMatch(/^# pass 1$/m);
     expect(readFileSync(join(ws, 'packages/a/node_modules/.ran'), 'utf8')).toBe('build\n');
     // The tools are no change of the agent's.
-    expect(workspaceDiff(ws, baselineTree).files).toEqual([]);
+    expect((await workspaceDiff(ws, baselineTree)).files).toEqual([]);
     writeFileSync(join(ws, 'packages/a/index.js'), 'export {};\n');
-    expect(workspaceDiff(ws, baselineTree).files).toEqual(['packages/a/index.js']);
+    expect((await workspaceDiff(ws, baselineTree)).files).toEqual(['packages/a/index.js']);
   });
 });
