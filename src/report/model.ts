@@ -19,6 +19,7 @@ import { type TaskWeightedRate, taskResults, taskWeightedRate } from '../stats/t
 import { type UsageTotals, usageTotals } from '../stats/usage.js';
 import type { RunRecord } from '../store/store.js';
 import type { EvidenceStatus } from '../task/evidence.js';
+import type { TrialDetails } from '../trial/details.js';
 import type { Stage } from '../trial/stages.js';
 import { type Breakdown, breakdowns } from './breakdown.js';
 import { type HarnessDelta, harnessDeltas } from './harness.js';
@@ -42,7 +43,7 @@ export interface ReportTrial extends TrialOutcome, TrialReading {
   /** Flattened by Store.trialOutcomes too (details.phase_ms, details.provision.mode). */
   phase_ms?: Record<string, number> | null;
   provision_mode?: string | null;
-  details?: Record<string, unknown>;
+  details?: TrialDetails;
 }
 
 // The proxy's counts are read in one place, src/stats/usage.ts.

@@ -1,7 +1,7 @@
 // Where a run's time went: the mean and median of each trial phase (details.phase_ms, timed by
 // the trial template) and how the workspaces were made (details.provision). Trials stored before
 // phases were timed are left out, and the summary says how many it covers.
-import { readDetails } from '../trial/details.js';
+import type { TrialDetails } from '../trial/details.js';
 import { TIMED_PHASES } from '../trial/stages.js';
 
 const ORDER: readonly string[] = TIMED_PHASES;
@@ -10,7 +10,7 @@ const ORDER: readonly string[] = TIMED_PHASES;
 interface TimedTrial {
   phase_ms?: Record<string, number> | null;
   provision_mode?: string | null;
-  details?: Record<string, unknown>;
+  details?: TrialDetails;
 }
 
 export interface PhaseSummary {
@@ -32,7 +32,7 @@ const median = (xs: number[]) => {
 export function phaseSummary(trials: TimedTrial[]): PhaseSummary | null {
   const timed = trials
     .map((t) => {
-      const d = readDetails(t.details);
+      const d = t.details ?? {};
       const ms: Partial<Record<string, number>> | null | undefined = t.phase_ms ?? d.phase_ms;
       return { ms, mode: t.provision_mode ?? d.provision?.mode };
     })

@@ -5,7 +5,7 @@
 import { CONTEXT_EXPLOSION_FILES } from '../score/labels.js';
 import { readText } from '../score/rules.js';
 import { getOrInit, joinKey, splitKey, type TrialOutcome } from '../stats/aggregate.js';
-import { readDetails } from '../trial/details.js';
+import type { TrialDetails } from '../trial/details.js';
 import { compareKeys, naturalCompare } from './matrix.js';
 
 /** Files read of one trial, flattened by Store.trialOutcomes (or read from full records). */
@@ -13,7 +13,7 @@ export interface TrialReading {
   files_read?: number | null;
   required_read?: number | null;
   required_total?: number | null;
-  details?: Record<string, unknown>;
+  details?: TrialDetails;
 }
 
 export interface ReadingRow {
@@ -62,7 +62,7 @@ function readingOf(
 ): { count: number; required: number; total: number } | undefined {
   if (t.files_read !== undefined && t.files_read !== null)
     return { count: t.files_read, required: t.required_read ?? 0, total: t.required_total ?? 0 };
-  const f = readDetails(t.details).files_read;
+  const f = t.details?.files_read;
   return f ? { count: f.count, required: f.required.length, total: f.required_total } : undefined;
 }
 

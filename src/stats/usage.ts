@@ -6,7 +6,7 @@
 // details.proxy; a trial the proxy did not count (control agents, runs before telemetry) is not in the figures. Per solved: all counted usage,
 // infra errors included (they were paid), over the trials that passed: a cheap model that solves
 // nothing has no cost per solve.
-import { readDetails } from '../trial/details.js';
+import type { TrialDetails } from '../trial/details.js';
 import { isPass, type TrialOutcome } from './aggregate.js';
 
 /** A stored trial with the proxy's counts; undefined or null: not counted. */
@@ -15,7 +15,7 @@ export interface UsageTrial extends Pick<TrialOutcome, 'status' | 'label'> {
   tokens_out?: number | null;
   cost_usd?: number | null;
   /** Full records (Store.trials) keep the counts here, as the proxy wrote them. */
-  details?: Record<string, unknown> | null;
+  details?: TrialDetails | null;
 }
 
 interface Counts {
@@ -29,7 +29,7 @@ function countsOf(t: UsageTrial): Counts | null {
     return t.tokens_in === null
       ? null
       : { input: t.tokens_in, output: t.tokens_out ?? 0, cost: t.cost_usd ?? null };
-  const proxy = readDetails(t.details).proxy;
+  const proxy = t.details?.proxy;
   return proxy?.tokens
     ? { input: proxy.tokens.input, output: proxy.tokens.output, cost: proxy.cost_usd ?? null }
     : null;

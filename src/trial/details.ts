@@ -92,12 +92,3 @@ export interface KnownDetails {
 export type DetailKey = keyof KnownDetails;
 
 export type TrialDetails = Partial<KnownDetails> & Record<string, unknown>;
-
-/**
- * A trial's details as a reader holds them (a stored record's, a report's input, a test's
- * partial one), typed: the one cast of the details outside the store, so readers name their
- * keys (`readDetails(t.details).proxy?.tokens`) instead of casting each. A key another version
- * wrote differently can still be absent, which every key's type allows.
- */
-export const readDetails = (details: Record<string, unknown> | null | undefined): TrialDetails =>
-  (details ?? {}) as TrialDetails;

@@ -7,6 +7,7 @@ import { renderHtml } from '../../src/report/html.js';
 import { MARKDOWN_BUDGET, renderMarkdown } from '../../src/report/markdown.js';
 import { buildReport } from '../../src/report/model.js';
 import { resolveTaskMeta, type TaskMeta } from '../../src/report/task-meta.js';
+import type { TrialDetails } from '../../src/trial/details.js';
 import { EXAMPLES, tempDir } from '../helpers/cli.js';
 import { cell, run, trial } from './make-trials.js';
 
@@ -216,7 +217,11 @@ describe('integrity in the report', () => {
     const report = (config: Record<string, unknown>, kind?: string) =>
       buildReport(
         run(config),
-        cell(1, 1).map((t) => ({ ...t, details: kind ? { sandbox: { kind } } : {} })),
+        // A partial record, as an older store may hold: only the sandbox's kind.
+        cell(1, 1).map((t) => ({
+          ...t,
+          details: kind ? ({ sandbox: { kind } } as TrialDetails) : {},
+        })),
         { tasks: { source: 'unavailable', tasks: {}, note: null }, cutoffs: null },
       );
     const nobody = report({ sandbox_used: 'none-as-nobody' });
