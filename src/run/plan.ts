@@ -82,3 +82,22 @@ export function planTrials(
   }
   return plan;
 }
+
+/**
+ * The plan, longest expected trials first: by complexity tier, 4 to 1 (a higher tier changes more
+ * files, and its agents take more turns), Harbor tasks (no tier) last. Stable: within a tier the
+ * plan's order holds, so each task's runs still take turns across the (provider, model) pairs.
+ * For agents that wait on a model the run ends when its last trials do; starting the long ones
+ * first leaves short ones for the end, where they keep the agent slots busy instead of one long
+ * trial holding the run (longest-processing-time-first, the classic makespan rule).
+ */
+export function longestFirst(plan: TrialSpec[]): TrialSpec[] {
+  const tier = (s: TrialSpec) =>
+    isHarborTask(s.task.task)
+      ? 0
+      : ((s.task.task as { complexity_tier?: number }).complexity_tier ?? 0);
+  return plan
+    .map((spec, i) => ({ spec, i, t: tier(spec) }))
+    .sort((a, b) => b.t - a.t || a.i - b.i)
+    .map((x) => x.spec);
+}

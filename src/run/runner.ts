@@ -10,7 +10,7 @@ import { runTrial } from '../trial/run-trial.js';
 import type { TrialSlots } from '../trial/slots.js';
 import { DiskFullError, diskFullAt, isDiskFull } from '../util/disk-full.js';
 import { InfraError } from '../util/errors.js';
-import type { TrialSpec } from './plan.js';
+import { longestFirst, type TrialSpec } from './plan.js';
 
 export interface ProgressEvent {
   done: number;
@@ -35,7 +35,8 @@ export interface TrialExecutor {
 }
 
 /**
- * The local pool: at most `concurrency` trials in flight, in plan order; each trial prepares its
+ * The local pool: at most `concurrency` trials in flight, in plan order (with slots, the longest
+ * expected first); each trial prepares its
  * workspace only when it starts, so the prepared workspaces alive at once are bounded by
  * `concurrency` however long the plan. With `slots`, a trial in flight waits for an agent slot of
  * its provider around its agent and for a verify slot around its suites (src/run/slots.ts).
@@ -47,15 +48,20 @@ export function localExecutor(
   run: typeof runTrial = runTrial,
 ): TrialExecutor {
   return {
-    async execute(all, { signal, onStart, onResult, onFatal }) {
+    async execute(pending, { signal, onStart, onResult, onFatal }) {
+      // With slots, the long trials first (plan.ts, longestFirst), and a trial waiting for a
+      // slot is served in that order, not in the order the workspaces happened to be ready.
+      const all = slots ? longestFirst(pending) : pending;
       let next = 0;
       const worker = async () => {
         while (!signal.aborted && next < all.length) {
-          const spec = all[next++];
+          const rank = next++;
+          const spec = all[rank];
+          const mine = slots?.ranked?.(rank) ?? slots;
           onStart?.(spec);
           let rec: TrialRecord;
           try {
-            rec = await run(spec, { ...env, signal, ...(slots && { slots }) });
+            rec = await run(spec, { ...env, signal, ...(mine && { slots: mine }) });
           } catch (e) {
             if (!(e instanceof DiskFullError) || !onFatal) throw e;
             return onFatal(e);

@@ -18,27 +18,35 @@ export interface SlotCounts {
 /** After a 429, the provider's pool stays smaller this long beyond its retry-after. */
 export const RATE_LIMIT_HOLD_MS = 10_000;
 
-/** A counting semaphore whose size can change; waiters are served first come, first served. */
+/**
+ * A counting semaphore whose size can change. Waiters are served by rank (lower first), then first
+ * come, first served: a trial's rank is its place in the run's order, so a trial whose workspace
+ * took longer to prepare does not lose its turn to the ones dispatched after it.
+ */
 class Pool {
   busy = 0;
-  private readonly waiters: (() => void)[] = [];
+  private readonly waiters: { rank: number; wake: () => void }[] = [];
   constructor(public size: number) {}
 
-  acquire(signal?: AbortSignal): Promise<Release> {
+  acquire(signal?: AbortSignal, rank = Number.POSITIVE_INFINITY): Promise<Release> {
     if (this.busy < this.size && this.waiters.length === 0) return Promise.resolve(this.take());
     return new Promise<Release>((resolve, reject) => {
-      const wake = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(this.take());
+      const waiter = {
+        rank,
+        wake: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(this.take());
+        },
       };
       const onAbort = () => {
-        const i = this.waiters.indexOf(wake);
+        const i = this.waiters.indexOf(waiter);
         if (i >= 0) this.waiters.splice(i, 1);
         reject(signal?.reason ?? new Error('aborted'));
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(wake);
+      const at = this.waiters.findIndex((w) => w.rank > rank);
+      this.waiters.splice(at < 0 ? this.waiters.length : at, 0, waiter);
     });
   }
 
@@ -59,7 +67,7 @@ class Pool {
   }
 
   private drain(): void {
-    while (this.busy < this.size && this.waiters.length) this.waiters.shift()!();
+    while (this.busy < this.size && this.waiters.length) this.waiters.shift()!.wake();
   }
 }
 
@@ -89,11 +97,16 @@ export class Slots implements TrialSlots {
     this.now = o.now ?? Date.now;
   }
 
-  async acquire(stage: SlotStage, provider: string, signal?: AbortSignal): Promise<Release> {
+  async acquire(
+    stage: SlotStage,
+    provider: string,
+    signal?: AbortSignal,
+    rank?: number,
+  ): Promise<Release> {
     const pool =
       stage === 'agent' && this.o.agentWaitsOn === 'model' ? this.agentPool(provider) : this.verify;
     this.restore();
-    const release = await pool.acquire(signal);
+    const release = await pool.acquire(signal, rank);
     this.changed();
     return () => {
       release();
@@ -154,6 +167,11 @@ export class Slots implements TrialSlots {
 
   private changed(): void {
     this.o.onChange?.(this.counts());
+  }
+
+  /** These slots as one trial asks for them: at its place `rank` in the run's order. */
+  ranked(rank: number): TrialSlots {
+    return { acquire: (stage, provider, signal) => this.acquire(stage, provider, signal, rank) };
   }
 }
 

@@ -9,6 +9,8 @@ export type Release = () => void;
 
 export interface TrialSlots {
   acquire(stage: SlotStage, provider: string, signal?: AbortSignal): Promise<Release>;
+  /** The same slots as the trial at place `rank` of the run's order asks for them (lower first). */
+  ranked?(rank: number): TrialSlots;
 }
 
 /** Holds a slot of `stage` around `fn`; reports the time waited for it to `waited`. */

@@ -2,7 +2,7 @@
 // pairs taking turns, and the per-provider limit on trials at once.
 import { describe, expect, it } from 'vitest';
 import { parseModels } from '../../src/run/config.js';
-import { planTrials, type RunnableTask } from '../../src/run/plan.js';
+import { longestFirst, planTrials, type RunnableTask } from '../../src/run/plan.js';
 
 describe('parseModels', () => {
   const declared = ['openrouter', 'local'];
@@ -64,5 +64,31 @@ describe('the plan across providers', () => {
       'b#2',
     ]);
     expect(plan).toHaveLength(10);
+  });
+});
+
+describe('longestFirst', () => {
+  it('starts the higher tiers first and keeps the plan order within a tier', () => {
+    const plan = planTrials(
+      [task('t1', 1), task('a3', 3), task('b4', 4), task('c3', 3)],
+      'nanocoder',
+      [
+        { provider: 'a', model: 'x' },
+        { provider: 'b', model: 'y' },
+      ],
+      ['hinted'],
+      2,
+    );
+    const order = longestFirst(plan).map(
+      (s) => `${s.task.task.task_id}:${s.provider}#${s.attempt}`,
+    );
+    expect(order).toEqual([
+      ...['b4:a#1', 'b4:b#1', 'b4:a#2', 'b4:b#2'],
+      ...['a3:a#1', 'a3:b#1', 'a3:a#2', 'a3:b#2'],
+      ...['c3:a#1', 'c3:b#1', 'c3:a#2', 'c3:b#2'],
+      ...['t1:a#1', 't1:b#1', 't1:a#2', 't1:b#2'],
+    ]);
+    // The plan itself is unchanged: keys and resume read its order.
+    expect(plan[0].task.task.task_id).toBe('t1');
   });
 });

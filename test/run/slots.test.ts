@@ -74,6 +74,23 @@ describe('Slots', () => {
     expect([gone.got, next.got]).toEqual([false, true]);
   });
 
+  it("serves waiters by their place in the run's order, then first come", async () => {
+    const slots = new Slots({ verify: 1, agents: new Map(), agentWaitsOn: 'model' });
+    const holder = slots.acquire('verify', 'p');
+    const served: string[] = [];
+    const wait = (name: string, rank?: number) =>
+      (rank === undefined ? slots : slots.ranked(rank)).acquire('verify', 'p').then((release) => {
+        served.push(name);
+        release();
+      });
+    // Asked in this order; the trial ranked 2 was dispatched before the one ranked 7.
+    const all = [wait('rank 7', 7), wait('unranked'), wait('rank 2', 2), wait('rank 7 again', 7)];
+    await tick();
+    (await holder)();
+    await Promise.all(all);
+    expect(served).toEqual(['rank 2', 'rank 7', 'rank 7 again', 'unranked']);
+  });
+
   it("halves a rate-limited provider's pool (at least 1) for its retry-after, then restores it", async () => {
     let now = 0;
     const changes: number[] = [];
