@@ -15,6 +15,9 @@ export const INTEGRITY_FLAGS = {
 } as const;
 export type IntegrityFlag = keyof typeof INTEGRITY_FLAGS;
 
+/** One of the flags above (a trial's flags also hold others: files_changed_disagree...). */
+export const isIntegrityFlag = (f: string): f is IntegrityFlag => f in INTEGRITY_FLAGS;
+
 /** The label a strict run gives a flagged trial that earned something. */
 export const STRICT_LABEL = 'integrity_violation';
 

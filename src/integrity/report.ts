@@ -1,7 +1,7 @@
 // What a report says about integrity: whether the run was sandboxed, and which trials carry
 // integrity flags. Built from the stored run configuration and the trials' flags only.
 import type { RecordLabel } from '../score/labels.js';
-import { INTEGRITY_FLAGS, STRICT_LABEL } from './flags.js';
+import { isIntegrityFlag, STRICT_LABEL } from './flags.js';
 
 export interface FlaggedTrial {
   task_id: string;
@@ -26,8 +26,6 @@ export interface IntegritySummary {
   integrity_mode: string | null;
   flagged: FlaggedTrial[];
 }
-
-const isIntegrityFlag = (f: string) => f in INTEGRITY_FLAGS;
 
 /** Weakest first. Containers and bwrap both hide the host and the network but the endpoints. */
 const ISOLATION_ORDER = ['none', 'none-as-nobody', 'bwrap', 'docker', 'podman'];

@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { buildPrompt } from '../agent/prompt.js';
 import type { Mode } from '../agent/types.js';
 import { AUDIT_AGREEMENT_REQUIRED, applyAudit } from '../audit/policy.js';
-import { INTEGRITY_FLAGS, STRICT_LABEL } from '../integrity/flags.js';
+import { isIntegrityFlag, STRICT_LABEL } from '../integrity/flags.js';
 import { comparedAudit, compareSide } from '../report/compare-input.js';
 import { defaultReportInputs } from '../report/inputs.js';
 import type { MatrixCell } from '../report/matrix.js';
@@ -68,7 +68,6 @@ export function filterQuery(f: Filters): string {
 export const modelKey = (t: { provider: string; model: string }) => `${t.provider}/${t.model}`;
 export const labelOf = (t: { status: string; label: RecordLabel | null }) =>
   t.status === 'error' ? INFRA_ERROR : (t.label ?? '?');
-const isIntegrityFlag = (f: string) => f in INTEGRITY_FLAGS;
 
 export function matches(t: TrialIndexRow, f: Filters, meta: TaskMetaMap): boolean {
   const m = meta[t.task_id];

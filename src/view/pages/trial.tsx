@@ -3,7 +3,7 @@
 // Details are read through their type (src/trial/details.ts): a key another version of NanoBench
 // lacks is left out, one it adds is listed raw at the end.
 import type { Child, FC } from 'hono/jsx';
-import { INTEGRITY_FLAGS, STRICT_LABEL } from '../../integrity/flags.js';
+import { INTEGRITY_FLAGS, isIntegrityFlag, STRICT_LABEL } from '../../integrity/flags.js';
 import { modelName, plural } from '../../report/format.js';
 import type { DetailKey } from '../../trial/details.js';
 import type { Artifact, TestRow, TrialPage } from '../data.js';
@@ -493,9 +493,7 @@ function Tests({ p }: { p: TrialPage }) {
 }
 
 function Integrity({ p }: { p: TrialPage }) {
-  const flags = p.trial.flags.filter(
-    (f) => f in INTEGRITY_FLAGS,
-  ) as (keyof typeof INTEGRITY_FLAGS)[];
+  const flags = p.trial.flags.filter(isIntegrityFlag);
   const evidence = p.trial.details.integrity;
   return (
     <section id="integrity">
