@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ExitKind, STOP_KINDS } from '../agent/types.js';
-import { LABELS, type Label } from '../score/labels.js';
+import { type ConfidenceLevel, LABELS, type Label } from '../score/labels.js';
 import { InfraError } from '../util/errors.js';
 
 export interface Reward {
@@ -83,7 +83,7 @@ export function readReward(logsDir: string): Reward {
 export interface HarborOutcome {
   label: Label;
   score: number;
-  confidenceLevel: string;
+  confidenceLevel: ConfidenceLevel;
   explanation: string;
 }
 

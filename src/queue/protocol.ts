@@ -8,7 +8,7 @@ import type { Mode } from '../agent/types.js';
 import type { RunConfig } from '../run/config.js';
 import type { RunnableTask, TrialSpec } from '../run/plan.js';
 import type { TrialRecord } from '../store/store.js';
-import { emptyRecord } from '../trial/record.js';
+import { type ErrorOutcome, emptyRecord } from '../trial/record.js';
 
 /** One queue for every run: any worker can take any run's trials. */
 export const QUEUE_NAME = 'nanobench-trials';
@@ -70,10 +70,14 @@ export function specOf(data: TrialJobData): TrialSpec {
 
 /** The record stored when a job failed for good (the worker itself broke, not the agent). */
 export function failedRecord(runId: string, spec: TrialSpec, reason: string): TrialRecord {
-  return {
-    ...emptyRecord(runId, spec, new Date().toISOString(), null),
+  const outcome: ErrorOutcome = {
+    status: 'error',
+    score: null,
+    label: null,
+    confidence_level: null,
     error: `worker: ${reason}`,
     error_stage: 'internal',
     error_code: 'worker_failed',
   };
+  return { ...emptyRecord(runId, spec, new Date().toISOString(), null), ...outcome };
 }

@@ -30,8 +30,10 @@ import { type Reading, readingSummary, type TrialReading } from './reading.js';
 import type { ResolvedTaskMeta, TaskMetaMap } from './task-meta.js';
 import { harborNote, type Taxonomy, taxonomy } from './taxonomy.js';
 
-/** What a report reads from a stored trial. */
-export interface ReportTrial extends TrialOutcome, TrialReading {
+/** What a report reads from a stored trial: its outcome (scored or not), and these. */
+export type ReportTrial = TrialOutcome & TrialReading & ReportFields;
+
+interface ReportFields {
   error: string | null;
   /** Where and what failed, for infra errors stored since stages existed. */
   error_stage?: Stage | null;

@@ -4,8 +4,8 @@
 import type { RecordLabel } from '../score/labels.js';
 import { type Interval, wilson } from './wilson.js';
 
-/** The fields statistics read from a trial (a subset of the stored TrialRecord). */
-export interface TrialOutcome {
+/** Where a trial sits: its cell of the matrix and its flags. */
+interface TrialCell {
   task_id: string;
   /** The agent that ran it; a run of several agents (`--agent nanocoder,bare`) groups by it. */
   agent?: string;
@@ -13,11 +13,18 @@ export interface TrialOutcome {
   model: string;
   mode: string;
   attempt: number;
-  status: 'scored' | 'error';
-  score: number | null;
-  label: RecordLabel | null;
   flags: string[];
 }
+
+/**
+ * The fields statistics read from a trial (a subset of the stored TrialRecord): a scored trial's
+ * score and label, or an infra error, which has neither.
+ */
+export type TrialOutcome = TrialCell &
+  (
+    | { status: 'scored'; score: number; label: RecordLabel }
+    | { status: 'error'; score: null; label: null }
+  );
 
 export interface Rate {
   /** Scored trials plus infra errors. */

@@ -3,13 +3,15 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { TrialRecord } from '../trial/record.js';
+import type { ErrorTrial, ScoredTrial, TrialRecord } from '../trial/record.js';
 import { UserError } from '../util/errors.js';
 import { MIGRATIONS } from './migrations.js';
 
-// Trials are read back as TrialRecord, each column as stored (the row casts below). Their types
-// allow what other versions wrote: a label these rules lack is an OtherLabel (src/score/labels.ts),
-// kept as is so reports show it and merge copies it; details keys are all optional.
+// Trials are read back as TrialRecord, each column as stored (the row casts below): the union of
+// a scored trial and an infra error, which the status column says (the CHECK on it, and a trial
+// is stored only once it has an outcome). Their types allow what other versions wrote: a label
+// these rules lack is an OtherLabel (src/score/labels.ts), kept as is so reports show it and merge
+// copies it; an error stored before migration 3 has no stage or code; details keys are optional.
 export type { TrialRecord };
 
 export interface RunRecord {
@@ -121,8 +123,7 @@ function malformedJson(db: Database.Database, path: string, e: unknown): UserErr
   );
 }
 
-export type TrialOutcomeRow = Pick<
-  TrialRecord,
+type OutcomeColumn =
   | 'task_id'
   | 'agent'
   | 'provider'
@@ -135,8 +136,13 @@ export type TrialOutcomeRow = Pick<
   | 'flags'
   | 'error'
   | 'error_stage'
-  | 'error_code'
-> & {
+  | 'error_code';
+
+/** These columns of a scored trial or of an infra error: `status` still says which. */
+export type TrialOutcomeRow = (
+  | Pick<ScoredTrial, OutcomeColumn>
+  | Pick<ErrorTrial, OutcomeColumn>
+) & {
   /** From the provider proxy's account (details.proxy); null when no proxy counted the trial. */
   tokens_in: number | null;
   tokens_out: number | null;

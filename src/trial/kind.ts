@@ -8,7 +8,7 @@ import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import type { AgentInput, AgentOutcome } from './agent.js';
 import type { TrialArtifacts } from './artifacts.js';
 import type { TrialEnv } from './env.js';
-import type { AuditFacts, Grade, TrialRecord } from './record.js';
+import type { AuditFacts, Grade, TrialDraft } from './record.js';
 import type { TrialSpec } from './spec.js';
 
 /** One trial's coordinates and places, as the template hands them to the kind. */
@@ -16,7 +16,7 @@ export interface TrialContext {
   spec: TrialSpec;
   env: TrialEnv;
   /** The record the stages write their details into. */
-  rec: TrialRecord;
+  rec: TrialDraft;
   ws: string;
   scratch: string;
   artifactsDir: string;

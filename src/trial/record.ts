@@ -13,9 +13,10 @@ import { type AgentOutcome, effectiveExit } from './agent.js';
 import type { TrialDetails } from './details.js';
 import type { TrialEnv } from './env.js';
 import type { TrialSpec } from './spec.js';
-import { STAGES, type Stage, type TimedPhase } from './stages.js';
+import { isStage, type Stage, type TimedPhase } from './stages.js';
 
-export interface TrialRecord {
+/** What every trial records, whatever its outcome. */
+export interface TrialFacts {
   run_id: string;
   trial_key: string;
   task_id: string;
@@ -24,11 +25,6 @@ export interface TrialRecord {
   model: string;
   mode: string;
   attempt: number;
-  status: 'scored' | 'error';
-  score: number | null;
-  /** A stored record's may be one another version of the rules gave (OtherLabel). */
-  label: RecordLabel | null;
-  confidence_level: ConfidenceLevel | null;
   tests_passed: number;
   tests_failed: number;
   tests_total: number;
@@ -36,10 +32,6 @@ export interface TrialRecord {
   flags: string[];
   exit_kind: ExitKind | null;
   timed_out: boolean;
-  error: string | null;
-  /** Where and what, for status "error" (src/trial/stages.ts STAGES; codes per stage). */
-  error_stage: Stage | null;
-  error_code: string | null;
   details: TrialDetails;
   started_at: string;
   finished_at: string;
@@ -47,13 +39,68 @@ export interface TrialRecord {
   artifacts_dir: string | null;
 }
 
+/** A scored trial's outcome: its score and label (none of the error's fields). */
+export interface ScoredOutcome {
+  status: 'scored';
+  score: number;
+  /** A stored record's may be one another version of the rules gave (OtherLabel). */
+  label: RecordLabel;
+  confidence_level: ConfidenceLevel;
+  error: null;
+  error_stage: null;
+  error_code: null;
+}
+
+/** An infra error's outcome: never scored; where (stage) and what (code), and its message. */
+export interface ErrorOutcome {
+  status: 'error';
+  score: null;
+  label: null;
+  confidence_level: null;
+  /** "stage: message". */
+  error: string;
+  /**
+   * src/trial/stages.ts STAGES; codes per stage. Null only in rows stored before migration 3
+   * (src/store/migrations.ts), which kept the message alone.
+   */
+  error_stage: Stage | null;
+  error_code: string | null;
+}
+
+export type RecordOutcome = ScoredOutcome | ErrorOutcome;
+export type ScoredTrial = TrialFacts & ScoredOutcome;
+export type ErrorTrial = TrialFacts & ErrorOutcome;
+
+/**
+ * A finished trial, as stored (src/store/, one column per field): scored or an infra error, the
+ * status saying which fields hold what. Narrow on `status` before reading the outcome.
+ */
+export type TrialRecord = ScoredTrial | ErrorTrial;
+
+/** A trial's outcome before any stage decided it: status "error", no error yet. */
+interface NoOutcome {
+  status: 'error';
+  score: null;
+  label: null;
+  confidence_level: null;
+  error: null;
+  error_stage: null;
+  error_code: null;
+}
+
+/**
+ * The record a trial's stages write while it runs (recordAgent, recordGrade, recordError...):
+ * its facts, and an outcome once the grade or an error gave one. settled() makes it a TrialRecord.
+ */
+export type TrialDraft = TrialFacts & (RecordOutcome | NoOutcome);
+
 /** A trial record with no outcome yet: status "error" until the trial proves otherwise. */
 export function emptyRecord(
   runId: string,
   spec: TrialSpec,
   startedAt: string,
   artifactsDir: string | null,
-): TrialRecord {
+): TrialDraft {
   return {
     run_id: runId,
     trial_key: spec.key,
@@ -85,8 +132,18 @@ export function emptyRecord(
   };
 }
 
+/**
+ * The finished record. The template always ends a trial with recordGrade or recordError, so a
+ * draft with no outcome is a bug in it, thrown as such.
+ */
+export function settled(rec: TrialDraft): TrialRecord {
+  if (rec.status === 'error' && rec.error === null)
+    throw new Error(`internal: trial ${rec.trial_key} closed with no outcome`);
+  return rec;
+}
+
 /** Adds `ms` to a timed phase of the record. */
-export function addPhaseTime(rec: TrialRecord, name: TimedPhase, ms: number): void {
+export function addPhaseTime(rec: TrialDraft, name: TimedPhase, ms: number): void {
   const times = rec.details.phase_ms ?? {};
   times[name] = (times[name] ?? 0) + ms;
   rec.details.phase_ms = times;
@@ -94,7 +151,7 @@ export function addPhaseTime(rec: TrialRecord, name: TimedPhase, ms: number): vo
 
 /** Runs one phase: its time goes into the record, and any failure gets the phase's stage. */
 export async function phase<T>(
-  rec: TrialRecord,
+  rec: TrialDraft,
   stage: Stage & TimedPhase,
   fn: () => T | Promise<T>,
 ): Promise<T> {
@@ -111,24 +168,25 @@ export async function phase<T>(
 /** Any failure as an InfraError with a trial stage: its own when it names one, else the phase's. */
 export function asInfra(e: unknown, stage: Stage): InfraError {
   if (e instanceof InfraError)
-    return (STAGES as readonly string[]).includes(e.stage)
+    return isStage(e.stage)
       ? e
       : new InfraError(stage, e.message, e.code !== 'failed' ? e.code : `${e.stage}_failed`);
   return new InfraError('internal', `${stage}: ${(e as Error)?.message ?? String(e)}`, 'bug');
 }
 
 /** The trial ends as an infra error: never scored, its stage and code kept for the reports. */
-export function recordError(rec: TrialRecord, e: unknown): void {
+export function recordError(rec: TrialDraft, e: unknown): void {
   const err = asInfra(e, 'internal');
-  Object.assign(rec, {
+  const outcome: ErrorOutcome = {
     status: 'error',
     score: null,
     label: null,
     confidence_level: null,
     error: `${err.stage}: ${err.message}`,
-    error_stage: err.stage,
+    error_stage: isStage(err.stage) ? err.stage : 'internal', // asInfra's always is
     error_code: err.code,
-  });
+  };
+  Object.assign(rec, outcome);
 }
 
 /** The container image a trial ran in, and whether this trial had to build it. */
@@ -137,7 +195,7 @@ export function environmentDetails(e: PreparedEnvironment) {
 }
 
 /** What the agent phase tells the record; returns the exit kind the scorer sees. */
-export function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialEndpoint): ExitKind {
+export function recordAgent(rec: TrialDraft, a: AgentOutcome, endpoint?: TrialEndpoint): ExitKind {
   const r = a.result;
   rec.details.sandbox = {
     kind: a.session.kind,
@@ -174,7 +232,7 @@ export function recordAgent(rec: TrialRecord, a: AgentOutcome, endpoint?: TrialE
 export interface Grade {
   score: number;
   label: Label;
-  confidenceLevel: string | null;
+  confidenceLevel: ConfidenceLevel;
   /** Flags, in the order the record lists them. */
   flags: string[];
   tests?: { passed: number; failed: number; total: number };
@@ -182,12 +240,18 @@ export interface Grade {
 }
 
 /** The trial is scored. */
-export function recordGrade(rec: TrialRecord, g: Grade): void {
-  Object.assign(rec, {
+export function recordGrade(rec: TrialDraft, g: Grade): void {
+  const outcome: ScoredOutcome = {
     status: 'scored',
     score: g.score,
     label: g.label,
     confidence_level: g.confidenceLevel,
+    error: null,
+    error_stage: null,
+    error_code: null,
+  };
+  Object.assign(rec, {
+    ...outcome,
     ...(g.tests && {
       tests_passed: g.tests.passed,
       tests_failed: g.tests.failed,
@@ -206,7 +270,7 @@ export type AuditFacts = Pick<AuditInput, 'guard' | 'infra'>;
  * integrity flags on `rec` (and their evidence in details.integrity, unless integrity is off).
  */
 export function recordAudit(
-  rec: TrialRecord,
+  rec: TrialDraft,
   t: { env: TrialEnv; spec: TrialSpec; ws: string; scratch: string },
   audit: (a: AuditInput) => Audit,
   facts: AuditFacts,

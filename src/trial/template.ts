@@ -19,6 +19,8 @@ import {
   recordAudit,
   recordError,
   recordGrade,
+  settled,
+  type TrialDraft,
   type TrialRecord,
 } from './record.js';
 import { type SlotStage, withSlot } from './slots.js';
@@ -69,7 +71,7 @@ export async function runTemplate(
 
 /** Runs `fn` holding a slot of `stage` (none for a control, which runs in its trial's slot). */
 function held<T>(
-  rec: TrialRecord,
+  rec: TrialDraft,
   env: TrialEnv,
   spec: TrialSpec,
   stage: SlotStage,
@@ -97,7 +99,7 @@ function closeTrial(o: ReturnType<typeof openTrial>, diskFull: unknown): TrialRe
   if (diskFull !== undefined) throw new DiskFullError(o.env.paths.root, diskFull);
   o.rec.finished_at = new Date().toISOString();
   o.rec.duration_ms = Date.now() - o.started;
-  return o.rec;
+  return settled(o.rec);
 }
 
 /**
@@ -105,7 +107,7 @@ function closeTrial(o: ReturnType<typeof openTrial>, diskFull: unknown): TrialRe
  * harness or the provider, not the model, ended the agent.
  */
 export function settleExit(
-  rec: TrialRecord,
+  rec: TrialDraft,
   a: AgentOutcome,
   endpoint: TrialEndpoint | undefined,
   signal: AbortSignal | undefined,
@@ -122,7 +124,7 @@ export function settleExit(
  * details.teardown_errors under its name (the outcome stands), and the whole is timed
  * (details.phase_ms.teardown). Returns a disk-full error when a step met one.
  */
-export async function teardown(rec: TrialRecord, steps: TeardownStep[]): Promise<unknown> {
+export async function teardown(rec: TrialDraft, steps: TeardownStep[]): Promise<unknown> {
   const started = Date.now();
   let diskFull: unknown;
   for (const step of steps) {

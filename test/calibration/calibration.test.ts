@@ -15,11 +15,11 @@ import {
   readStoredRuns,
 } from '../../src/calibration/calibration.js';
 import { calibrationText } from '../../src/calibration/render.js';
-import { Store, type TrialRecord } from '../../src/store/store.js';
+import { Store } from '../../src/store/store.js';
 import { contentDigest, taskDigest } from '../../src/task/digest.js';
 import { type LoadedTask, loadDataset } from '../../src/task/load.js';
 import { EXAMPLES } from '../helpers/cli.js';
-import { run as runRecord, trial } from '../report/make-trials.js';
+import { run as runRecord, type TrialFields, trial } from '../report/make-trials.js';
 
 const examples = loadDataset(EXAMPLES);
 const base = examples.find((t) => t.task.task_id === 'textkit-001')!;
@@ -39,7 +39,7 @@ function database(
     id: string;
     info?: Record<string, unknown>;
     meta?: boolean;
-    trials: Partial<TrialRecord>[];
+    trials: TrialFields[];
   }[],
   task: LoadedTask = calibrating,
 ): string {
@@ -70,10 +70,10 @@ function database(
 }
 
 /** `passed` passes and `n - passed` failures of one model, hinted mode. */
-const obs = (model: string, passed: number, n: number, over: Partial<TrialRecord> = {}) =>
+const obs = (model: string, passed: number, n: number, over: TrialFields = {}) =>
   Array.from(
     { length: n },
-    (_, i): Partial<TrialRecord> => ({
+    (_, i): TrialFields => ({
       provider: 'openai',
       model,
       label: i < passed ? 'pass' : 'incorrect_fix',

@@ -2,7 +2,10 @@
 import type { Label } from '../../src/score/labels.js';
 import type { RunRecord, TrialRecord } from '../../src/store/store.js';
 
-export function trial(over: Partial<TrialRecord> = {}): TrialRecord {
+/** Any of a trial's fields, each of any outcome's type: a fixture may mix them (trial() casts). */
+export type TrialFields = { [K in keyof TrialRecord]?: TrialRecord[K] };
+
+export function trial(over: TrialFields = {}): TrialRecord {
   const status = over.status ?? 'scored';
   const label = over.label !== undefined ? over.label : status === 'scored' ? 'pass' : null;
   return {
@@ -34,14 +37,14 @@ export function trial(over: Partial<TrialRecord> = {}): TrialRecord {
     duration_ms: 1000,
     artifacts_dir: null,
     ...over,
-  };
+  } as TrialRecord;
 }
 
 /** n trials of one cell: the first `passed` pass, the rest get `fail` as their label. */
 export function cell(
   passed: number,
   n: number,
-  over: Partial<TrialRecord> = {},
+  over: TrialFields = {},
   fail: Label = 'incorrect_fix',
 ): TrialRecord[] {
   return Array.from({ length: n }, (_, i) =>

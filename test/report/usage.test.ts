@@ -8,19 +8,20 @@ import {
 } from '../../src/report/format.js';
 import { type ReportTrial, usageTotals } from '../../src/report/model.js';
 
-const trial = (over: Partial<ReportTrial>): ReportTrial => ({
-  task_id: 't',
-  provider: 'p',
-  model: 'm',
-  mode: 'hinted',
-  attempt: 1,
-  status: 'scored',
-  score: 1,
-  label: 'pass',
-  flags: [],
-  error: null,
-  ...over,
-});
+const trial = (over: Partial<ReportTrial>): ReportTrial =>
+  ({
+    task_id: 't',
+    provider: 'p',
+    model: 'm',
+    mode: 'hinted',
+    attempt: 1,
+    status: 'scored',
+    score: 1,
+    label: 'pass',
+    flags: [],
+    error: null,
+    ...over,
+  }) as ReportTrial;
 
 describe('usage totals', () => {
   it('sums the flattened columns and the details.proxy form alike', () => {

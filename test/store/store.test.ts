@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { Store, type TrialRecord } from '../../src/store/store.js';
 import { tempDir } from '../helpers/cli.js';
+import type { TrialFields } from '../report/make-trials.js';
 
-function trial(key: string, over: Partial<TrialRecord> = {}): TrialRecord {
+function trial(key: string, over: TrialFields = {}): TrialRecord {
   return {
     run_id: 'r1',
     trial_key: key,
@@ -36,7 +37,7 @@ function trial(key: string, over: Partial<TrialRecord> = {}): TrialRecord {
     duration_ms: 1000,
     artifacts_dir: null,
     ...over,
-  };
+  } as TrialRecord;
 }
 
 describe('Store', () => {

@@ -17,7 +17,7 @@ import {
 } from '../../verify/verifier.js';
 import type { Unreported } from '../details.js';
 import type { TrialEnv } from '../env.js';
-import type { TrialRecord } from '../record.js';
+import type { TrialDraft, TrialRecord } from '../record.js';
 import type { TrialSpec } from '../spec.js';
 
 /** Runs a control trial of the task (the PR kind passes its own template run). */
@@ -86,7 +86,7 @@ async function runGolden(
   const found = rec.details.unreported;
   if (rec.status === 'scored' || found)
     return { unreported: found ?? { noReport: [], missing: [] }, artifacts: rec.artifacts_dir };
-  return { error: rec.error ?? 'the golden control trial failed' };
+  return { error: rec.error };
 }
 
 function noReportError(task: ResolvedTask, suites: SuiteRun[], golden: boolean): InfraError {
@@ -120,7 +120,7 @@ function missingError(task: ResolvedTask, ids: string[], golden: boolean): Infra
  * golden run leaves the same suite or target unreported. Records the evidence in `rec.details`.
  */
 export async function taskFault(
-  rec: TrialRecord,
+  rec: TrialDraft,
   spec: TrialSpec & { task: { task: ResolvedTask } },
   env: TrialEnv,
   v: Verification,
