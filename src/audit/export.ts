@@ -101,9 +101,7 @@ export function exportAudit(
     throw new UserError('NO_RUN', unknownRunMessage(dbPath, runId, store.listRunIds()));
   const candidates = store
     .trials(runId)
-    .filter(
-      (t) => t.status === 'scored' && (LEVEL4_LABELS as readonly string[]).includes(t.label ?? ''),
-    );
+    .filter((t) => t.status === 'scored' && (LEVEL4_LABELS as readonly string[]).includes(t.label));
   if (candidates.length === 0)
     throw new UserError(
       'NOTHING_TO_AUDIT',

@@ -141,7 +141,7 @@ function taxonomy(cand: TrialRecord[], base?: TrialRecord[]): string[] {
   const count = (ts: TrialRecord[]) => {
     const m = new Map<string, number>();
     for (const t of ts) {
-      const label = t.status === 'error' ? 'infra error (not scored)' : (t.label ?? '?');
+      const label = t.status === 'error' ? 'infra error (not scored)' : t.label;
       m.set(label, (m.get(label) ?? 0) + 1);
     }
     return m;
@@ -227,7 +227,7 @@ export function commentBody(
   const errors = candidate.trials.filter((t) => t.status === 'error');
   if (errors.length)
     lines.push(
-      `${errors.length} trial(s) hit an infrastructure error and are not scored (e.g. ${errors[0].task_id}: ${oneLine(errors[0].error ?? '')}).`,
+      `${errors.length} trial(s) hit an infrastructure error and are not scored (e.g. ${errors[0].task_id}: ${oneLine(errors[0].error)}).`,
       '',
     );
   lines.push(

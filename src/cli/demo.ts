@@ -96,7 +96,7 @@ export function realSandboxLine(used: string | undefined, asked?: string): strin
 export function demoFaults(trials: TrialRecord[]): string | undefined {
   const errors = trials.filter((t) => t.status === 'error');
   if (!errors.length) return undefined;
-  const first = (errors[0].error ?? 'error').split('\n')[0].slice(0, 300);
+  const first = errors[0].error.split('\n')[0].slice(0, 300);
   return (
     infraOnly(trials) ??
     `${errors.length} of ${trials.length} trials were infrastructure errors, where every trial of the demo should be scored (its models are scripted); e.g. ${first}`

@@ -102,7 +102,7 @@ export function progressPrinter(io: Io, now: () => number = Date.now) {
       inFlight.delete(e.trial.trial_key);
       done = e.done;
       const t = e.trial;
-      const what = t.status === 'error' ? `ERROR ${t.error}` : `${t.label} ${t.score?.toFixed(2)}`;
+      const what = t.status === 'error' ? `ERROR ${t.error}` : `${t.label} ${t.score.toFixed(2)}`;
       const eta = etaText(now() - started, e.done - before, e.total - e.done);
       const line = `[${e.done}/${e.total}] ${describe(t)}: ${what} · ${eta}`;
       io.stderr.write(tty ? `\r\x1b[K${line}\n` : `${line}\n`);

@@ -273,14 +273,15 @@ function printResult(
  * and exit 1, so a script or CI job does not take it for a result.
  */
 export function infraOnly(trials: TrialRecord[]): string | undefined {
-  if (trials.length === 0 || trials.some((t) => t.status === 'scored')) return undefined;
+  const errors = trials.filter((t) => t.status === 'error');
+  if (trials.length === 0 || errors.length < trials.length) return undefined;
   const causes = new Map<string, number>();
-  for (const t of trials) {
-    const c = t.error_stage ? `${t.error_stage}/${t.error_code}` : (t.error ?? 'error');
+  for (const t of errors) {
+    const c = t.error_stage ? `${t.error_stage}/${t.error_code}` : t.error;
     causes.set(c, (causes.get(c) ?? 0) + 1);
   }
   const top = [...causes].sort((a, b) => b[1] - a[1]).slice(0, 3);
-  const example = trials.find((t) => t.error)?.error ?? '';
+  const example = errors.find((t) => t.error)?.error ?? '';
   return `every trial of the run was an infrastructure error, nothing was scored (${top.map(([c, n]) => `${c} ×${n}`).join(', ')}); e.g. ${example.split('\n')[0].slice(0, 300)}`;
 }
 

@@ -49,7 +49,7 @@ export function evaluationOf(rec: TrialRecord, criteria: TestCriterion[]): Evalu
   const where = rec.details.sandbox ? { sandbox: rec.details.sandbox.kind } : {};
   if (rec.status !== 'scored') {
     const stage = rec.error_stage ?? 'trial';
-    const message = (rec.error ?? 'the trial failed').replace(`${stage}: `, '');
+    const message = rec.error.replace(`${stage}: `, '');
     return { status: 'infra', stage, code: rec.error_code ?? 'error', message, ms, ...where };
   }
   const targets = [...(rec.details.fail_to_pass ?? []), ...(rec.details.pass_to_pass ?? [])];

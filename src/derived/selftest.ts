@@ -100,7 +100,7 @@ export function compareTrial(
       rule: scored && isLabel(rec.label) ? RULES[rec.label].rule : null,
       explanation: scored
         ? String(rec.details.explanation ?? '')
-        : (rec.error ?? '').split('\n')[0].slice(0, 500),
+        : rec.error.split('\n')[0].slice(0, 500),
       ...(rec.error && { error: rec.error.slice(0, 2000) }),
       artifacts_dir: rec.artifacts_dir,
     }),

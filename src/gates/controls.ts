@@ -80,7 +80,7 @@ const brief = (r: TrialRecord) => ({
 });
 
 const summary = (r: TrialRecord) =>
-  r.status === 'error' ? `error (${r.error})` : `${r.score?.toFixed(1)} (${r.label})`;
+  r.status === 'error' ? `error (${r.error})` : `${r.score.toFixed(1)} (${r.label})`;
 
 /** Graded tests of a trial (fail_to_pass only, or both lists) that did or did not pass. */
 function graded(r: TrialRecord, passed: boolean, lists: 'f2p' | 'both'): string[] {

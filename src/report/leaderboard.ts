@@ -151,7 +151,7 @@ function usageColumns(trials: ReportTrial[], passed: number): LeaderboardRow['us
 function failureLabels(trials: ReportTrial[]): LeaderboardRow['failure_labels'] {
   const counts = new Map<RecordLabel, number>();
   for (const t of trials)
-    if (t.status === 'scored' && t.label && t.label !== 'pass')
+    if (t.status === 'scored' && t.label !== 'pass')
       counts.set(t.label, (counts.get(t.label) ?? 0) + 1);
   return [...counts]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))

@@ -30,14 +30,25 @@ import { type Reading, readingSummary, type TrialReading } from './reading.js';
 import type { ResolvedTaskMeta, TaskMetaMap } from './task-meta.js';
 import { harborNote, type Taxonomy, taxonomy } from './taxonomy.js';
 
-/** What a report reads from a stored trial: its outcome (scored or not), and these. */
-export type ReportTrial = TrialOutcome & TrialReading & ReportFields;
+/**
+ * What a report reads from a stored trial: its outcome, scored or an infra error with its message
+ * and (for errors stored since stages existed) where and what failed; and these.
+ */
+export type ReportTrial = ReportOutcome & TrialReading & ReportFields;
+
+type ReportOutcome =
+  | (Extract<TrialOutcome, { status: 'scored' }> & {
+      error: null;
+      error_stage?: null;
+      error_code?: null;
+    })
+  | (Extract<TrialOutcome, { status: 'error' }> & {
+      error: string;
+      error_stage?: Stage | null;
+      error_code?: string | null;
+    });
 
 interface ReportFields {
-  error: string | null;
-  /** Where and what failed, for infra errors stored since stages existed. */
-  error_stage?: Stage | null;
-  error_code?: string | null;
   /** Proxy telemetry, flattened by Store.trialOutcomes; full records carry it in details.proxy. */
   tokens_in?: number | null;
   tokens_out?: number | null;
@@ -151,7 +162,7 @@ function errorSummary(trials: ReportTrial[]): Report['errors'] {
   for (const t of trials) {
     if (t.status !== 'error') continue;
     count++;
-    const message = (t.error ?? 'unknown error').slice(0, 200);
+    const message = t.error.slice(0, 200);
     const cause = t.error_stage ? `${t.error_stage}/${t.error_code ?? 'failed'}` : message;
     const g = groups.get(cause);
     if (g) g.count++;

@@ -69,9 +69,7 @@ export function runView(run: RunRecord, trials: TrialRecord[]): Results {
       scored: scored.length,
       errors: trials.length - scored.length,
       passed: scored.filter((t) => t.label === 'pass').length,
-      mean_score: scored.length
-        ? scored.reduce((a, t) => a + (t.score ?? 0), 0) / scored.length
-        : null,
+      mean_score: scored.length ? scored.reduce((a, t) => a + t.score, 0) / scored.length : null,
     },
     trials: trials.map(trialView),
   };

@@ -60,9 +60,9 @@ export class Tally {
     if (t.flags.includes(NON_DETERMINISTIC)) this.nonDeterministic = true;
     if (t.status !== 'scored') return this;
     this.scored++;
-    this.scoreSum += t.score ?? 0;
+    this.scoreSum += t.score;
     if (t.label === 'pass') this.passed++;
-    if (t.label !== null) this.labels.set(t.label, (this.labels.get(t.label) ?? 0) + 1);
+    this.labels.set(t.label, (this.labels.get(t.label) ?? 0) + 1);
     return this;
   }
 

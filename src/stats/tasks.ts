@@ -56,7 +56,7 @@ export function taskResults(trials: Iterable<TrialOutcome>): TaskResult[] {
     }));
     if (t.status !== 'scored') continue;
     r.scored++;
-    r.score_sum += t.score ?? 0;
+    r.score_sum += t.score;
     if (t.label === 'pass') r.passed++;
   }
   return [...by.values()].sort((a, b) => naturalCompare(a.task_id, b.task_id));

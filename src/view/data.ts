@@ -66,8 +66,8 @@ export function filterQuery(f: Filters): string {
 }
 
 export const modelKey = (t: { provider: string; model: string }) => `${t.provider}/${t.model}`;
-export const labelOf = (t: { status: string; label: RecordLabel | null }) =>
-  t.status === 'error' ? INFRA_ERROR : (t.label ?? '?');
+export const labelOf = (t: { status: 'scored'; label: RecordLabel } | { status: 'error' }) =>
+  t.status === 'error' ? INFRA_ERROR : t.label;
 
 export function matches(t: TrialIndexRow, f: Filters, meta: TaskMetaMap): boolean {
   const m = meta[t.task_id];

@@ -106,8 +106,8 @@ const Cell: FC<{ c: MatrixCell; p: RunPage }> = ({ c, p }) => {
 const TrialLine: FC<{ t: TrialIndexRow; p: RunPage }> = ({ t, p }) => {
   const label = labelOf(t);
   const result =
-    label === INFRA_ERROR
-      ? `infra error: ${t.error_stage ? `${t.error_stage}/${t.error_code ?? 'failed'}` : (t.error ?? '').slice(0, 80)}`
+    t.status === 'error'
+      ? `infra error: ${t.error_stage ? `${t.error_stage}/${t.error_code ?? 'failed'}` : t.error.slice(0, 80)}`
       : label;
   return (
     <tr data-trial-row>

@@ -105,7 +105,7 @@ function Verdict({ p }: { p: TrialPage }) {
           <strong>Infra error</strong> (not scored, never inside a rate): stage{' '}
           <code>{t.error_stage ?? '?'}</code>, code <code>{t.error_code ?? '?'}</code>
         </p>
-        <pre>{t.error ?? ''}</pre>
+        <pre>{t.error}</pre>
       </section>
     );
   const pass = t.label === 'pass';
@@ -116,8 +116,8 @@ function Verdict({ p }: { p: TrialPage }) {
         <span class={`badge ${pass ? 'pass' : 'fail'}`} id="label">
           {t.label}
         </span>{' '}
-        score <strong>{t.score?.toFixed(2)}</strong> · confidence level {t.confidence_level ?? '—'}{' '}
-        · tests {t.tests_passed}/{t.tests_total} passed
+        score <strong>{t.score.toFixed(2)}</strong> · confidence level {t.confidence_level ?? '—'} ·
+        tests {t.tests_passed}/{t.tests_total} passed
       </p>
       <KV
         rows={[
