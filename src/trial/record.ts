@@ -1,5 +1,6 @@
-// The trial's record: built here, one field group per stage, and stored as is (src/store/).
-// Every stage's time goes into details.phase_ms; a failure becomes an infra error with a stage.
+// The trial's record: built here as a TrialDraft, one field group per stage, settled into a
+// TrialRecord (a scored trial or an infra error) and stored as is (src/store/). Every stage's
+// time goes into details.phase_ms; a failure becomes an infra error with a stage.
 import { homedir } from 'node:os';
 import type { ExitKind } from '../agent/types.js';
 import type { Audit, AuditInput } from '../integrity/audit.js';
