@@ -18,6 +18,7 @@ import { readRunConfig } from '../run/stored-config.js';
 import { Store, type TrialRecord } from '../store/store.js';
 import { RunPaths } from '../trial/paths.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
+import { sandboxHelp } from '../workspace/sandbox/types.js';
 import { type Io, progressPrinter } from './progress.js';
 import { infraOnly } from './run.js';
 
@@ -133,7 +134,9 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     )
     .option(
       '--sandbox <mode>',
-      'auto | bwrap | none | podman | docker, as for run (auto: bwrap when it works here, else, since the models are scripted, none-as-nobody as root, else none)',
+      sandboxHelp(
+        'bwrap when it works here, else, since the models are scripted, none-as-nobody as root, else none',
+      ),
       'auto',
     )
     .option('--image <ref>', 'podman/docker: the image the example tasks run in')

@@ -10,12 +10,13 @@ import {
   SANDBOX_MODES,
   type SandboxDriver,
   type SandboxMode,
+  sandboxHelp,
   selectSandbox,
 } from '../workspace/sandbox/select.js';
 
 export const SANDBOX_OPTION = [
   '--sandbox <mode>',
-  "where the control trials (and contract cases) run: auto (default: as a run would, bwrap where it works), bwrap, none; podman | docker: in each task's environment image (a PR task's `environment`, a Harbor task's; PR tasks without one stay on this machine unless --image)",
+  `where the control trials (and contract cases) run, as a run's would: ${sandboxHelp()} (a PR task's \`environment\`, a Harbor task's; PR tasks without one stay on this machine unless --image)`,
 ] as const;
 export const IMAGE_OPTION = [
   '--image <ref>',

@@ -18,6 +18,7 @@ import { runSession, type SessionHooks, type SessionResult } from '../run/sessio
 import { Store, type TrialRecord } from '../store/store.js';
 import { RunPaths } from '../trial/paths.js';
 import { reportStillRunning, stillEveryMs } from '../util/still-running.js';
+import { sandboxHelp } from '../workspace/sandbox/types.js';
 import { type Io, progressPrinter } from './progress.js';
 
 export const DEFAULT_DB = '.nanobench/results.sqlite';
@@ -119,7 +120,7 @@ function addRunOptions(cmd: Command): Command {
     .option('--queue <url>', 'enqueue trials on Redis for "nanobench worker"s (redis://HOST:PORT)')
     .option(
       '--sandbox <mode>',
-      "auto | bwrap | none | podman | docker: isolate the agent and the test runs (auto: bwrap when it works here, else what none gives, never for an LLM agent; none as root: run them as nobody; podman/docker: in containers of each task's environment image)",
+      `isolate the agent and the test runs: ${sandboxHelp('bwrap when it works here, else what none gives, never for an LLM agent against a real model')}`,
       RUN_DEFAULTS.sandbox,
     )
     .option('--image <ref>', 'podman/docker: the image of tasks that declare no environment')

@@ -14,6 +14,7 @@ import {
 import { RUN_DEFAULTS } from '../run/config.js';
 import { Store } from '../store/store.js';
 import { UserError } from '../util/errors.js';
+import { sandboxHelp } from '../workspace/sandbox/types.js';
 import { type Io, progressPrinter } from './progress.js';
 import { DEFAULT_DB } from './run.js';
 
@@ -42,7 +43,7 @@ export function registerSelftest(program: Command, io: Io, setExit: (code: numbe
     .option('--db <path>', 'results database (artifacts and caches live next to it)', DEFAULT_DB)
     .option('--cache-dir <dir>', 'where prepared environments are cached (default: next to the db)')
     .option('--concurrency <k>', 'trials run at once', RUN_DEFAULTS.concurrency)
-    .option('--sandbox <mode>', 'auto | bwrap | none | podman | docker (as for run)', 'auto')
+    .option('--sandbox <mode>', `${sandboxHelp()} (as for run)`, 'auto')
     .option('--provision <mode>', 'how trial workspaces are made (as for run)', 'auto')
     .option('--nanocoder <path>', 'Nanocoder build: a checkout directory or its dist/cli.js')
     .option('--node <path>', 'Node >= 22.19 binary to run Nanocoder with')

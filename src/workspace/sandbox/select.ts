@@ -17,12 +17,12 @@ import { type EngineName, engineProblem, findEngine } from './engine.js';
 import { findPrlimit } from './limits.js';
 import { NOBODY_WARNING, nobodyDriver } from './nobody.js';
 import { NONE_WARNING, noneDriver } from './none.js';
-import type { SandboxDriver, SandboxMode } from './types.js';
+import { SANDBOXES, type SandboxDriver, type SandboxMode } from './types.js';
 
 export { NOBODY_WARNING } from './nobody.js';
 export { NONE_WARNING } from './none.js';
 export type { SandboxDriver, SandboxKind, SandboxMode } from './types.js';
-export { SANDBOX_MODES } from './types.js';
+export { SANDBOX_MODES, sandboxHelp } from './types.js';
 
 /** Runs `sh -c 'echo ok'` through a real session; resolves to why it failed, or undefined. */
 export async function probe(driver: SandboxDriver): Promise<string | undefined> {
@@ -64,18 +64,13 @@ export interface SelectOptions extends Omit<BwrapOptions, 'bwrapPath' | 'prlimit
   buildArgs?: string[];
 }
 
-const ENGINE_PACKAGES: Record<EngineName, string> = {
-  podman: 'apt-get install podman runc',
-  docker: 'install Docker and start its daemon',
-};
-
 /** `--sandbox podman|docker`: the engine must be installed and answer, or the run does not start. */
 async function containerSandbox(name: EngineName, o: SelectOptions): Promise<SandboxDriver> {
   const engine = findEngine(name);
   if (!engine)
     throw new UserError(
       'NO_SANDBOX',
-      `--sandbox ${name}: ${name} is not installed (${ENGINE_PACKAGES[name]})`,
+      `--sandbox ${name}: ${name} is not installed (${SANDBOXES[name].needs})`,
     );
   const problem = await engineProblem(engine);
   if (problem) throw new UserError('NO_SANDBOX', `--sandbox ${name}: ${problem}`);
@@ -131,7 +126,7 @@ export async function selectSandbox(mode: SandboxMode, o: SelectOptions): Promis
   if (mode === 'bwrap')
     throw new UserError(
       'NO_SANDBOX',
-      `--sandbox bwrap: ${why}; install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces, or pass --sandbox none`,
+      `--sandbox bwrap: ${why}; ${SANDBOXES.bwrap.needs}, or pass --sandbox none`,
     );
   if (o.llmAgent && !o.scriptedModels)
     throw new UserError(

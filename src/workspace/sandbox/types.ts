@@ -4,6 +4,35 @@ import type { Engine } from './engine.js';
 
 export const SANDBOX_MODES = ['auto', 'bwrap', 'none', 'podman', 'docker'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/**
+ * What each --sandbox mode gives and needs, in one table: every command's --sandbox help is
+ * written from it (sandboxHelp) and selectSandbox's refusals name its `needs`. A mode missing
+ * here fails the type check.
+ */
+export const SANDBOXES: Readonly<Record<SandboxMode, { help: string; needs?: string }>> = {
+  auto: { help: 'bwrap when it works here, else what none gives' },
+  bwrap: {
+    help: 'the agent and the test runs in their own namespaces, no network but the model endpoint, nothing of this machine but the toolchain and their directories',
+    needs: 'install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces',
+  },
+  none: {
+    help: 'no isolation; as root the agent runs as nobody (none-as-nobody), with the network',
+  },
+  podman: {
+    help: "in containers of each task's environment image",
+    needs: 'apt-get install podman runc',
+  },
+  docker: { help: 'as podman, through Docker', needs: 'install Docker and start its daemon' },
+};
+
+/** The --sandbox help of a command: the modes, what each gives, and what auto means there. */
+export function sandboxHelp(autoHere?: string): string {
+  const modes = SANDBOX_MODES.map((m) =>
+    m === 'auto' && autoHere ? `auto: ${autoHere}` : `${m}: ${SANDBOXES[m].help}`,
+  );
+  return `${SANDBOX_MODES.join(' | ')}. ${modes.join('; ')}`;
+}
 /**
  * The isolation a session really had. `none-as-nobody` is what `none` becomes when NanoBench runs
  * as root: no network isolation, but the agent runs as `nobody` and sees only the toolchain and
