@@ -51,7 +51,6 @@ export async function runTemplate(
     await phase(rec, 'guard', () => t.guard(a));
     rec.files_changed = (await phase(rec, 'diff', () => t.diff(a))).files;
     await phase(rec, 'harden', () => t.harden(a));
-    // A PR task's golden control runs inside this slot (env.control: it takes none of its own).
     await held(rec, env, spec, 'verify', () => phase(rec, 'verify', () => t.verify()));
     recordGrade(rec, await phase(rec, 'score', () => t.grade(exit, a)));
     const where = { env, spec, ws, scratch };
@@ -69,7 +68,10 @@ export async function runTemplate(
   return closeTrial(o, isDiskFull(got.failure) ? got.failure : diskFull);
 }
 
-/** Runs `fn` holding a slot of `stage` (none for a control, which runs in its trial's slot). */
+/**
+ * Runs `fn` holding a slot of `stage`; none for a control (env.control: a PR task's golden control
+ * runs inside its trial's verify slot, and taking one of its own could deadlock a full pool).
+ */
 function held<T>(
   rec: TrialDraft,
   env: TrialEnv,
