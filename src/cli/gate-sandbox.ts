@@ -4,12 +4,12 @@
 // and fails every sandboxed trial; under the run's sandbox the controls gate says so. With
 // podman | docker each task's install, suites and trials run in its environment image instead.
 // The gates' own suite runs (base, golden, flakiness) stay on this machine, as a developer runs them.
+import { oneOf } from '../run/config.js';
 import { UserError } from '../util/errors.js';
 import { PACKAGE_ROOT } from '../util/package-root.js';
 import {
   SANDBOX_MODES,
   type SandboxDriver,
-  type SandboxMode,
   sandboxHelp,
   selectSandbox,
 } from '../workspace/sandbox/select.js';
@@ -38,12 +38,7 @@ export async function gateSandbox(o: {
   protectedPaths?: string[];
   warn?: (line: string) => void;
 }): Promise<SandboxDriver> {
-  const mode = (o.sandbox ?? 'auto') as SandboxMode;
-  if (!SANDBOX_MODES.includes(mode))
-    throw new UserError(
-      'BAD_OPTION',
-      `--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${o.sandbox}"`,
-    );
+  const mode = oneOf(o.sandbox ?? 'auto', SANDBOX_MODES, '--sandbox');
   if (o.buildArg?.length && !isEngine(mode))
     throw new UserError('BAD_OPTION', '--build-arg goes with --sandbox podman or docker');
   if (o.image && !isEngine(mode))

@@ -344,7 +344,7 @@ function proxyOptions(agent: string, o: RunOptionsInput) {
   };
 }
 
-function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
+export function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
   if (!(allowed as readonly string[]).includes(value))
     throw new UserError('BAD_OPTION', `${flag} must be ${allowed.join(', ')}, got "${value}"`);
   return value as T;

@@ -32,11 +32,7 @@ export function git(cwd: string, args: string[], input?: string): string {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
   } catch (e) {
-    const err = e as { stderr?: string; message: string };
-    throw new InfraError(
-      'git',
-      `git ${args.join(' ')} (in ${cwd}): ${(err.stderr || err.message).trim()}`,
-    );
+    throw gitFailed(cwd, args, e);
   }
 }
 
@@ -44,17 +40,22 @@ export function git(cwd: string, args: string[], input?: string): string {
 export async function gitAsync(
   cwd: string,
   args: string[],
-  o: { input?: string; env?: NodeJS.ProcessEnv } = {},
+  o: { input?: string } = {},
 ): Promise<string> {
   try {
-    return await execText('git', args, { cwd, env: o.env ?? GIT_ENV, input: o.input });
+    return await execText('git', args, { cwd, env: GIT_ENV, input: o.input });
   } catch (e) {
-    const err = e as { stderr?: string; message: string };
-    throw new InfraError(
-      'git',
-      `git ${args.join(' ')} (in ${cwd}): ${(err.stderr || err.message).trim()}`,
-    );
+    throw gitFailed(cwd, args, e);
   }
+}
+
+/** A failed git call, in git's own words. */
+function gitFailed(cwd: string, args: string[], e: unknown): InfraError {
+  const err = e as { stderr?: string; message: string };
+  return new InfraError(
+    'git',
+    `git ${args.join(' ')} (in ${cwd}): ${(err.stderr || err.message).trim()}`,
+  );
 }
 
 export function tryGit(cwd: string, args: string[]): string | undefined {
