@@ -1,10 +1,11 @@
 // Benchmark: a run at the speed of its provider (issue 27). Nanocoder trials on the example tasks
 // against the scripted server (a stand-in, not a model) whose every reply takes DELAY ms, as a
 // provider thinking would. Prints
-//   wall_s=<W> ideal_s=<I> ratio=<W/I> agent_slots=<A> verify_slots=<V> agent_cpu_s=<C> ...
-// where the ideal is the larger of (summed model wait / the provider's agent slots) and (summed
-// suite CPU / cores), both measured in the same run: the model wait is what the proxy timed per
-// request; CPU is sampled per process (suites: everything under the CLI that is not Nanocoder,
+//   wall_s=<W> ideal_s=<I> ratio=<W/I> agent_slots=<A> request_slots=<R> verify_slots=<V> ...
+// where the ideal is the larger of (summed model wait / the provider's request slots: requests it
+// serves at once) and (summed suite CPU / cores), both measured in the same run: the model wait is
+// what the proxy timed per request from the moment it went upstream (a request's wait for a slot
+// of its provider is not counted: that is the run's doing, not the model's); CPU is sampled per process (suites: everything under the CLI that is not Nanocoder,
 // git included). agent_cpu_s is Nanocoder's own CPU (Node startup, tool work), which the ideal
 // leaves out; nanobench_cpu_s is NanoBench's own process (the proxy and the scripted server too);
 // cpu_floor_s is all of that CPU over the cores, a floor no schedule can beat.
@@ -17,6 +18,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { agentsFor, HOSTED_AGENT_SLOTS } from '../dist/provider/providers-config.js';
 import { autoConcurrency } from '../dist/run/config.js';
 import { Store } from '../dist/store/store.js';
 
@@ -115,7 +117,8 @@ async function run(name, args, env = {}) {
     const l = t.label ?? t.error_code;
     labels[l] = (labels[l] ?? 0) + 1;
   }
-  return { wallS, cpu: used, modelWaitS: waitMs / 1000, trials, labels };
+  const queuedMs = trials.reduce((n, t) => n + (t.details.proxy?.latency_ms?.queued_sum ?? 0), 0);
+  return { wallS, cpu: used, modelWaitS: waitMs / 1000, queuedS: queuedMs / 1000, trials, labels };
 }
 
 const cores = availableParallelism();
@@ -123,15 +126,17 @@ const args = ['--agent', 'nanocoder', '--model', 'competent', '--scripts', scrip
 const nano = OLD
   ? await run('nanocoder-old', [...args, '--concurrency', '2'], { NANOBENCH_ONE_POOL: '1' })
   : await run('nanocoder', args);
-const agentSlots = OLD ? 2 : 16;
+// The scripted server is a hosted provider: HOSTED_AGENT_SLOTS requests at once, and agents for them.
+const requestSlots = OLD ? 2 : HOSTED_AGENT_SLOTS;
+const agentSlots = OLD ? 2 : agentsFor(requestSlots);
 const verifySlots = OLD ? 2 : autoConcurrency();
-const ideal = Math.max(nano.modelWaitS / agentSlots, nano.cpu.suites / cores);
+const ideal = Math.max(nano.modelWaitS / requestSlots, nano.cpu.suites / cores);
 // With Nanocoder's and NanoBench's own CPU counted too: no schedule beats all CPU over the cores.
 const cpuFloor = (nano.cpu.suites + nano.cpu.agent + nano.cpu.nanobench) / cores;
 const f = (x) => x.toFixed(1);
 console.error(
-  `bench:run: ${nano.trials.length} trials ${JSON.stringify(nano.labels)}, ${DELAY} ms a reply, ${cores} cores; model wait ${f(nano.modelWaitS)} s summed, suites ${f(nano.cpu.suites)} s CPU`,
+  `bench:run: ${nano.trials.length} trials ${JSON.stringify(nano.labels)}, ${DELAY} ms a reply, ${cores} cores; model wait ${f(nano.modelWaitS)} s summed (and ${f(nano.queuedS)} s waiting for a request slot), suites ${f(nano.cpu.suites)} s CPU`,
 );
 console.log(
-  `wall_s=${f(nano.wallS)} ideal_s=${f(ideal)} ratio=${(nano.wallS / ideal).toFixed(2)} agent_slots=${agentSlots} verify_slots=${verifySlots} agent_cpu_s=${f(nano.cpu.agent)} nanobench_cpu_s=${f(nano.cpu.nanobench)} cpu_floor_s=${f(cpuFloor)}`,
+  `wall_s=${f(nano.wallS)} ideal_s=${f(ideal)} ratio=${(nano.wallS / ideal).toFixed(2)} agent_slots=${agentSlots} request_slots=${requestSlots} verify_slots=${verifySlots} agent_cpu_s=${f(nano.cpu.agent)} nanobench_cpu_s=${f(nano.cpu.nanobench)} cpu_floor_s=${f(cpuFloor)}`,
 );

@@ -35,10 +35,14 @@ export function etaMinutes(elapsedMs: number, ranHere: number, remaining: number
   return min < 120 ? `, ETA ${min} min` : `, ETA ${Math.floor(min / 60)} h ${min % 60} min`;
 }
 
-/** "agents 12/16, verifying 2/2, 340 of 1,000 done, ETA 41 min": both pools and the run. */
+/**
+ * "agents 20/24, model requests 16/16, verifying 2/2, 340 of 1,000 done, ETA 41 min": the pools
+ * and the run (requests only where agents wait on a model).
+ */
 export function poolsText(c: SlotCounts, done: number, total: number, eta: string): string {
   const n = (x: number) => x.toLocaleString('en-US');
-  return `agents ${c.agents.busy}/${c.agents.size}, verifying ${c.verifying.busy}/${c.verifying.size}, ${n(done)} of ${n(total)} done${eta}`;
+  const requests = c.requests ? `model requests ${c.requests.busy}/${c.requests.size}, ` : '';
+  return `agents ${c.agents.busy}/${c.agents.size}, ${requests}verifying ${c.verifying.busy}/${c.verifying.size}, ${n(done)} of ${n(total)} done${eta}`;
 }
 
 /** Without a TTY the pools' line is printed at most this often (and after the first trial). */

@@ -59,6 +59,10 @@ export interface Exchange {
   usage?: Usage;
   ttfb_ms?: number;
   total_ms: number;
+  /** When the request went upstream (ISO), after any wait for a request slot of its provider. */
+  sent_at?: string;
+  /** How long it waited at the proxy for that slot (absent: it did not wait). */
+  queued_ms?: number;
 }
 
 type Body = Record<string, unknown>;

@@ -36,6 +36,7 @@ import {
 import {
   type ProviderProxy,
   type ProxyTrial,
+  type RequestGate,
   startProxy,
   type TrialOptions,
   type TrialTelemetry,
@@ -144,6 +145,8 @@ export interface EndpointOptions {
   mirrorDir?: string;
   /** Told of every 429 with a retry-after that a trial's provider sends. */
   onRateLimit?: (provider: string, retryAfterMs: number) => void;
+  /** The request slots of a provider, which each of its upstream requests waits for. */
+  requestGate?: (provider: string) => RequestGate;
 }
 
 const isDerived = (model: string) => model.startsWith('derived:');
@@ -342,6 +345,7 @@ export async function startEndpoints(
         ...(options.onRateLimit && {
           onRateLimit: (ms: number) => options.onRateLimit?.(spec.provider, ms),
         }),
+        ...(options.requestGate && { gate: options.requestGate(spec.provider) }),
       };
       if (replayFor) Object.assign(o, replayFor(spec));
       else Object.assign(o, upstreams.get(spec.provider)!(spec));

@@ -80,7 +80,7 @@ const ProviderSchema = z
       .max(256)
       .optional()
       .describe(
-        "agent slots: at most this many of the run's agents talk to this provider at once; default 16, or 1 for a base_url on this machine (a local model serves one request at a time)",
+        "requests this provider is sent at once (the run's agents for it: 1.5 times as many, as an agent also runs its tools); default 16, or 1 for a base_url on this machine (a local model serves one request at a time)",
       ),
     connect_timeout_sec: z
       .number()
@@ -227,10 +227,22 @@ export function takeApiKey(decl: UpstreamDecl, file: string): string | undefined
   return key;
 }
 
-/** Trials that may talk to a hosted provider (or the scripted server) at once by default. */
+/** Requests a hosted provider (or the scripted server) is sent at once by default. */
 export const HOSTED_AGENT_SLOTS = 16;
 /** A model served on this machine (Ollama, llama.cpp, LM Studio) answers one request at a time. */
 export const LOCAL_AGENT_SLOTS = 1;
+
+/**
+ * Agents per request slot of their provider. An agent spends part of each turn on its own work
+ * (Nanocoder's start, reading a reply, running a tool); with one agent per request slot the
+ * provider idles meanwhile. Measured with bench/run.mjs (README, "A run at the speed of its
+ * provider").
+ */
+export const AGENTS_PER_REQUEST_SLOT = 1.5;
+
+/** The agents a provider of `requests` request slots gets at once (src/run/slots.ts). */
+export const agentsFor = (requests: number): number =>
+  Math.max(1, Math.ceil(requests * AGENTS_PER_REQUEST_SLOT));
 
 /** A base URL on this machine's loopback: a local model server, not a hosted API. */
 export const isLocalUrl = (url: string | undefined): boolean => {
@@ -240,7 +252,7 @@ export const isLocalUrl = (url: string | undefined): boolean => {
 };
 
 /**
- * Agent slots per provider (src/run/slots.ts): the providers file's `concurrency`, else one for a
+ * Request slots per provider (src/run/slots.ts): the providers file's `concurrency`, else one for a
  * model on this machine and HOSTED_AGENT_SLOTS for a hosted one. The scripted server counts as
  * hosted. No file: the scripted server's alone.
  */

@@ -42,6 +42,14 @@ export interface TrialOptions extends Budgets {
   price?: Price;
   /** The provider answered 429 (a rate limit, not a quota) with a retry-after of this many ms. */
   onRateLimit?: (retryAfterMs: number) => void;
+  /** Holds each upstream request until its provider has a request slot free (src/run/slots.ts). */
+  gate?: RequestGate;
+}
+
+/** A provider's request slots: a request goes upstream only while it holds one. */
+export interface RequestGate {
+  /** Resolves with the slot's release; rejects when `signal` aborts first. */
+  acquire(signal?: AbortSignal): Promise<() => void>;
 }
 
 /**
@@ -146,7 +154,9 @@ class Trial {
     raw: string,
     body: Record<string, unknown>,
   ) {
-    const t0 = performance.now();
+    let t0 = performance.now();
+    /** When the provider's part ended: its request slot is free from then on. */
+    let ended: number | undefined;
     const index = this.tally.requests++;
     const path = query ? `${route.path}?${query}` : route.path;
     const hash = createHash('sha256').update(path).update('\n').update(raw).digest('hex');
@@ -173,6 +183,12 @@ class Trial {
     } else if (this.o.replay) {
       ex = { ...this.replay(index, body, res), path };
     } else {
+      const slot = await this.waitForSlot(req);
+      if (!slot) return; // the agent went away while its request waited
+      const { release, queuedMs } = slot;
+      // The provider's time starts when its slot does: the wait is the run's, not the model's.
+      t0 = performance.now();
+      const sentAt = new Date().toISOString();
       const up = this.o.upstream!;
       const model = route.model ?? String(body.model);
       const quirkKey = `${up.provider}|${new URL(up.baseUrl).origin}|${model}`;
@@ -192,6 +208,9 @@ class Trial {
         res,
         redact: this.redact,
         t0,
+      }).finally(() => {
+        ended = performance.now();
+        release();
       });
       this.tally.upstreamRequests += r.sent.upstream_attempts;
       this.upstreamFailure = r.failure;
@@ -207,12 +226,39 @@ class Trial {
         response: r.response,
         ...(r.ttfbMs !== undefined && { ttfb_ms: Math.round(r.ttfbMs * 100) / 100 }),
         total_ms: 0,
+        sent_at: sentAt,
+        ...(queuedMs > 0 && { queued_ms: Math.round(queuedMs * 100) / 100 }),
       };
     }
-    const total = performance.now() - t0;
+    const total = (ended ?? performance.now()) - t0;
     ex.total_ms = Math.round(total * 100) / 100;
     this.account(ex, raw.length, total);
     if (!this.closed) this.writer?.append(ex);
+  }
+
+  /**
+   * A request slot of the trial's provider, and how long it took to get (also summed in the
+   * tally); undefined when the agent closed the connection before one was free.
+   */
+  private async waitForSlot(
+    req: IncomingMessage,
+  ): Promise<{ release: () => void; queuedMs: number } | undefined> {
+    const gate = this.o.gate;
+    if (!gate) return { release: () => {}, queuedMs: 0 };
+    if (req.socket.destroyed) return undefined;
+    const asked = performance.now();
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    req.socket.once('close', onClose);
+    try {
+      const release = await gate.acquire(gone.signal);
+      return { release, queuedMs: performance.now() - asked };
+    } catch {
+      return undefined;
+    } finally {
+      req.socket.off('close', onClose);
+      this.tally.queuedMs += performance.now() - asked;
+    }
   }
 
   private replay(index: number, body: unknown, res: ServerResponse): Exchange {

@@ -235,6 +235,8 @@ export class TrialTally {
   errors: Record<string, number> = {};
   ttfb: number[] = [];
   total: number[] = [];
+  /** Time requests waited at the proxy for a request slot of their provider (not in `total`). */
+  queuedMs = 0;
   temperatures = new Set<SentTemperature>();
   temperatureNote?: string;
 
@@ -285,6 +287,7 @@ export class TrialTally {
         total_median: quantile(total, 0.5),
         total_p95: quantile(total, 0.95),
         total_sum: Math.round(total.reduce((a, b) => a + b, 0)),
+        queued_sum: Math.round(this.queuedMs),
       },
       temperature_sent: this.temperatureSent,
       ...(this.temperatureNote && { temperature_note: this.temperatureNote }),

@@ -20,6 +20,9 @@ const Latency = z
     total_median: Ms.nullable(),
     total_p95: Ms.nullable(),
     total_sum: Ms,
+    queued_sum: Ms.optional().describe(
+      "time the requests waited at the proxy for one of their provider's request slots before going out (not in the other figures; absent in older records)",
+    ),
   })
   .strict()
   .describe('per model request, measured at the proxy: time to first byte and to the last');

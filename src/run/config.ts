@@ -7,6 +7,7 @@ import { AGENTS, agentEntry, agentList, agentNames } from '../agent/agents.js';
 import type { Mode } from '../agent/types.js';
 import { INTEGRITY_MODES, type IntegrityMode } from '../integrity/flags.js';
 import {
+  agentsFor,
   DEFAULT_PROVIDERS_FILE,
   declaredProviderNames,
   HOSTED_AGENT_SLOTS,
@@ -294,11 +295,11 @@ export function parseModels(
   });
 }
 
-/** The agent slots of the run's providers, summed (each provider once). */
+/** The agent slots of the run's providers, summed (each provider once): src/run/slots.ts. */
 function agentSlotTotal(models: ModelRef[], providersConfig: string | undefined): number {
   const limits = providerConcurrency(providersConfig);
   const providers = [...new Set(models.map((m) => m.provider))];
-  return providers.reduce((n, p) => n + (limits.get(p) ?? HOSTED_AGENT_SLOTS), 0);
+  return providers.reduce((n, p) => n + agentsFor(limits.get(p) ?? HOSTED_AGENT_SLOTS), 0);
 }
 
 /** --image and --build-arg belong to the container sandboxes. */

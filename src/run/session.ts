@@ -169,11 +169,11 @@ function sessionSlots(config: RunConfig, hooks: SessionHooks): Slots | undefined
   return runSlots(o, hooks.onSlots);
 }
 
-/** A provider's 429: fewer of its agents at once for a while, said on stderr. */
+/** A provider's 429: fewer of its requests at once for a while, said on stderr. */
 function slowDown(slots: Slots, provider: string, ms: number, log?: (line: string) => void) {
   const s = slots.rateLimited(provider, ms);
   log?.(
-    `provider ${provider} answered 429 (retry after ${Math.round(ms / 1000)} s): ${s.size} of its agents at once for ${Math.ceil(s.forMs / 1000)} s`,
+    `provider ${provider} answered 429 (retry after ${Math.round(ms / 1000)} s): ${s.size} of its requests at once for ${Math.ceil(s.forMs / 1000)} s`,
   );
 }
 
@@ -212,6 +212,7 @@ export async function runSession(
     const slots = sessionSlots(config, hooks);
     wiring = await wireRun(config, {
       onRateLimit: slots && ((provider, ms) => slowDown(slots, provider, ms, hooks.log)),
+      requestGate: slots && ((provider) => slots.requestGate(provider)),
       agent,
       plan,
       log: hooks.log,

@@ -1,82 +1,40 @@
-// Two kinds of slot for the stages of a trial that need something scarce. An agent slot is one
-// request stream to a provider: a hosted API serves many at once, a local model one, so each
-// provider has its own pool. A verify slot is a core (and memory) for a test suite. A trial holds
-// an agent slot only while its agent runs and a verify slot only while its suites run, so the
-// minutes an agent waits on its model overlap with other trials' suites. Agents that are
-// CPU-bound themselves (controls, command agents: `waitsOn: 'cpu'` in src/agent/agents.ts) take a
-// verify slot for their agent run, which keeps their old one-trial-per-core behaviour.
-import { HOSTED_AGENT_SLOTS } from '../provider/providers-config.js';
-import type { Release, SlotStage, TrialSlots } from '../trial/slots.js';
+// The scarce things a run's trials share, as pools. A provider serves a number of requests at once
+// (its `concurrency`: a hosted API many, a local model one): the proxy holds each request to
+// that provider until one of its request slots is free (the request gate). An agent is not always
+// waiting on its model: between replies it runs its tools, so keeping a provider's request slots
+// busy takes more agents than slots. Each provider therefore has an agent pool of
+// AGENTS_PER_REQUEST_SLOT times its request slots, and the gate keeps the provider's real limit. A
+// verify slot is a core (and memory) for a test suite. A trial holds an agent slot only while its
+// agent runs and a verify slot only while its suites run, so the minutes an agent waits on its
+// model overlap with other trials' suites. Agents that are CPU-bound themselves (controls, command
+// agents: `waitsOn: 'cpu'` in src/agent/agents.ts) take a verify slot for their agent run, which
+// keeps their old one-trial-per-core behaviour.
+
+import { agentsFor, HOSTED_AGENT_SLOTS } from '../provider/providers-config.js';
+import type { RequestGate } from '../provider/proxy.js';
+import type { SlotStage, TrialSlots } from '../trial/slots.js';
+import { Pool, type Release } from '../util/pool.js';
 import { autoConcurrency } from './config.js';
 
 /** How full the pools are, for progress lines. */
 export interface SlotCounts {
   agents: { busy: number; size: number };
+  /** Requests in flight to the providers, and their request slots (absent for CPU-bound agents). */
+  requests?: { busy: number; size: number };
   verifying: { busy: number; size: number };
 }
 
-/** After a 429, the provider's pool stays smaller this long beyond its retry-after. */
+/** After a 429, the provider's request slots stay fewer this long beyond its retry-after. */
 export const RATE_LIMIT_HOLD_MS = 10_000;
-
-/**
- * A counting semaphore whose size can change. Waiters are served by rank (lower first), then first
- * come, first served: a trial's rank is its place in the run's order, so a trial whose workspace
- * took longer to prepare does not lose its turn to the ones dispatched after it.
- */
-class Pool {
-  busy = 0;
-  private readonly waiters: { rank: number; wake: () => void }[] = [];
-  constructor(public size: number) {}
-
-  acquire(signal?: AbortSignal, rank = Number.POSITIVE_INFINITY): Promise<Release> {
-    if (this.busy < this.size && this.waiters.length === 0) return Promise.resolve(this.take());
-    return new Promise<Release>((resolve, reject) => {
-      const waiter = {
-        rank,
-        wake: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(this.take());
-        },
-      };
-      const onAbort = () => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
-        reject(signal?.reason ?? new Error('aborted'));
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const at = this.waiters.findIndex((w) => w.rank > rank);
-      this.waiters.splice(at < 0 ? this.waiters.length : at, 0, waiter);
-    });
-  }
-
-  resize(size: number): void {
-    this.size = size;
-    this.drain();
-  }
-
-  private take(): Release {
-    this.busy++;
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      this.busy--;
-      this.drain();
-    };
-  }
-
-  private drain(): void {
-    while (this.busy < this.size && this.waiters.length) this.waiters.shift()!.wake();
-  }
-}
 
 export interface SlotOptions {
   /** Verify slots: cores and memory (autoConcurrency in src/run/config.ts). */
   verify: number;
-  /** Agent slots per provider; a provider not named gets `defaultAgents`. */
-  agents: ReadonlyMap<string, number>;
-  defaultAgents?: number;
+  /** Requests at once per provider (its `concurrency`); a provider not named gets `defaultRequests`. */
+  requests: ReadonlyMap<string, number>;
+  defaultRequests?: number;
+  /** At most this many agents at once per provider (the run's --concurrency). */
+  maxAgents?: number;
   /** `cpu`: the agent itself needs a core, so its run takes a verify slot. */
   agentWaitsOn: 'model' | 'cpu';
   now?: () => number;
@@ -88,7 +46,8 @@ export interface SlotOptions {
 export class Slots implements TrialSlots {
   private readonly verify: Pool;
   private readonly agents = new Map<string, Pool>();
-  /** Provider -> until when its pool is held at its reduced size. */
+  private readonly requests = new Map<string, Pool>();
+  /** Provider -> until when its request slots are held at their reduced number. */
   private readonly slowed = new Map<string, number>();
   private readonly now: () => number;
 
@@ -105,23 +64,21 @@ export class Slots implements TrialSlots {
   ): Promise<Release> {
     const pool =
       stage === 'agent' && this.o.agentWaitsOn === 'model' ? this.agentPool(provider) : this.verify;
-    this.restore();
-    const release = await pool.acquire(signal, rank);
-    this.changed();
-    return () => {
-      release();
-      this.restore();
-      this.changed();
-    };
+    return this.held(pool, signal, rank);
+  }
+
+  /** The proxy's gate for `provider`: one request slot per request in flight to it. */
+  requestGate(provider: string): RequestGate {
+    return { acquire: (signal) => this.held(this.requestPool(provider), signal) };
   }
 
   /**
-   * The provider answered 429 with a retry-after: halve its pool (at least 1) until the wait is
-   * over and some more, instead of sending it as many requests again. Trials in flight keep their
-   * slots; the agent's own client retries as it always does.
+   * The provider answered 429 with a retry-after: halve its request slots (at least 1) until the
+   * wait is over and some more, instead of sending it as many requests again. Requests in flight
+   * finish; the agents' own clients retry as they always do, and their retries wait for a slot.
    */
   rateLimited(provider: string, retryAfterMs: number): { size: number; forMs: number } {
-    const pool = this.agentPool(provider);
+    const pool = this.requestPool(provider);
     pool.resize(Math.max(1, Math.floor(pool.size / 2)));
     const until = Math.max(
       this.now() + Math.max(0, retryAfterMs) + RATE_LIMIT_HOLD_MS,
@@ -132,47 +89,84 @@ export class Slots implements TrialSlots {
     return { size: pool.size, forMs: until - this.now() };
   }
 
-  /** The pool sizes a provider has when not slowed down. */
+  /** The requests a provider gets at once when not slowed down. */
+  requestSlots(provider: string): number {
+    return Math.max(
+      1,
+      this.o.requests.get(provider) ?? this.o.defaultRequests ?? HOSTED_AGENT_SLOTS,
+    );
+  }
+
+  /** The agents a provider gets at once. */
   agentSlots(provider: string): number {
-    return Math.max(1, this.o.agents.get(provider) ?? this.o.defaultAgents ?? HOSTED_AGENT_SLOTS);
+    const n = agentsFor(this.requestSlots(provider));
+    return this.o.maxAgents ? Math.min(n, this.o.maxAgents) : n;
   }
 
   counts(): SlotCounts {
-    const pools = [...this.agents.values()];
-    const sum = (f: (p: Pool) => number) => pools.reduce((n, p) => n + f(p), 0);
+    const sum = (pools: Map<string, Pool>, f: (p: Pool) => number) =>
+      [...pools.values()].reduce((n, p) => n + f(p), 0);
+    const of = (pools: Map<string, Pool>) => ({
+      busy: sum(pools, (p) => p.busy),
+      size: sum(pools, (p) => p.size),
+    });
     return {
-      agents: { busy: sum((p) => p.busy), size: sum((p) => p.size) },
+      agents: of(this.agents),
+      ...(this.requests.size && { requests: of(this.requests) }),
       verifying: { busy: this.verify.busy, size: this.verify.size },
     };
-  }
-
-  private agentPool(provider: string): Pool {
-    let pool = this.agents.get(provider);
-    if (!pool) {
-      pool = new Pool(this.agentSlots(provider));
-      this.agents.set(provider, pool);
-    }
-    return pool;
-  }
-
-  /** Pools whose rate-limit hold is over go back to their full size. */
-  private restore(): void {
-    const now = this.now();
-    for (const [provider, until] of this.slowed) {
-      if (now < until) continue;
-      this.slowed.delete(provider);
-      this.agentPool(provider).resize(this.agentSlots(provider));
-    }
-  }
-
-  private changed(): void {
-    this.o.onChange?.(this.counts());
   }
 
   /** These slots as one trial asks for them: at its place `rank` in the run's order. */
   ranked(rank: number): TrialSlots {
     return { acquire: (stage, provider, signal) => this.acquire(stage, provider, signal, rank) };
   }
+
+  private async held(pool: Pool, signal?: AbortSignal, rank?: number): Promise<Release> {
+    this.restore();
+    const release = await pool.acquire(signal, rank);
+    this.changed();
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      release();
+      this.restore();
+      this.changed();
+    };
+  }
+
+  private agentPool(provider: string): Pool {
+    this.requestPool(provider); // its requests' pool shows in counts from the first agent on
+    return poolOf(this.agents, provider, () => this.agentSlots(provider));
+  }
+
+  private requestPool(provider: string): Pool {
+    return poolOf(this.requests, provider, () => this.requestSlots(provider));
+  }
+
+  /** Providers whose rate-limit hold is over get their request slots back. */
+  private restore(): void {
+    const now = this.now();
+    for (const [provider, until] of this.slowed) {
+      if (now < until) continue;
+      this.slowed.delete(provider);
+      this.requestPool(provider).resize(this.requestSlots(provider));
+    }
+  }
+
+  private changed(): void {
+    this.o.onChange?.(this.counts());
+  }
+}
+
+function poolOf(pools: Map<string, Pool>, key: string, size: () => number): Pool {
+  let pool = pools.get(key);
+  if (!pool) {
+    pool = new Pool(size());
+    pools.set(key, pool);
+  }
+  return pool;
 }
 
 /** `NANOBENCH_ONE_POOL=1`: no stage slots, a trial holds its place in flight (bench/run.mjs's "before"). */
@@ -180,8 +174,8 @@ export const onePool = () => process.env.NANOBENCH_ONE_POOL === '1';
 
 /**
  * The slots of a local run: verify slots as the machine allows (never more than the trials in
- * flight), agent slots per provider (src/provider/providers-config.ts), each within
- * `concurrency`.
+ * flight), request slots per provider (src/provider/providers-config.ts) and agents for them,
+ * within `concurrency`.
  */
 export function runSlots(
   o: {
@@ -192,11 +186,10 @@ export function runSlots(
   onChange?: (c: SlotCounts) => void,
 ): Slots | undefined {
   if (onePool()) return undefined;
-  const agents = new Map([...o.providerLimits].map(([p, n]) => [p, Math.min(n, o.concurrency)]));
   return new Slots({
     verify: Math.min(autoConcurrency(), o.concurrency),
-    agents,
-    defaultAgents: Math.min(HOSTED_AGENT_SLOTS, o.concurrency),
+    requests: o.providerLimits,
+    maxAgents: o.concurrency,
     agentWaitsOn: o.agentWaitsOn,
     onChange,
   });

@@ -1,11 +1,11 @@
 // What a trial asks of the run's slots (src/run/slots.ts): one around its agent, one around its
 // suites. Without slots (validate, the gates, a queue worker's trials) a stage just runs.
+import type { Release } from '../util/pool.js';
+
+export type { Release };
 
 /** The stage of a trial that waits for a slot. */
 export type SlotStage = 'agent' | 'verify';
-
-/** Frees a slot (idempotent). */
-export type Release = () => void;
 
 export interface TrialSlots {
   acquire(stage: SlotStage, provider: string, signal?: AbortSignal): Promise<Release>;

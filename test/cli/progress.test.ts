@@ -35,11 +35,15 @@ describe('progress', () => {
     );
   });
 
-  it('shows both pools, the run and its ETA in minutes', () => {
+  it('shows the pools, the run and its ETA in minutes', () => {
     const c = { agents: { busy: 12, size: 16 }, verifying: { busy: 2, size: 2 } };
     // 340 trials in 14 min: 660 more take about 27 min.
     expect(poolsText(c, 340, 1000, etaMinutes(14 * 60_000, 340, 660))).toBe(
       'agents 12/16, verifying 2/2, 340 of 1,000 done, ETA 27 min',
+    );
+    const requests = { ...c, agents: { busy: 20, size: 24 }, requests: { busy: 16, size: 16 } };
+    expect(poolsText(requests, 340, 1000, '')).toBe(
+      'agents 20/24, model requests 16/16, verifying 2/2, 340 of 1,000 done',
     );
     expect(etaMinutes(60_000, 0, 10)).toBe('');
     expect(etaMinutes(10_000, 10, 5)).toBe(', ETA <1 min');

@@ -2,10 +2,12 @@
 // scripted model server (a stand-in, not a model) started here, one of them speaking Anthropic's
 // format; the real Nanocoder through the proxy. The (provider, model) pair is the unit in the
 // plan, the store, the report, the leaderboard and `runs`; the preflight asks every pair before
-// any trial; a provider's `concurrency` bounds its agents at once (its agent slots).
+// any trial; a provider's `concurrency` bounds its requests at once (its request slots).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCassette } from '../../src/provider/cassette.js';
+import { CASSETTE_FILE } from '../../src/provider/endpoints.js';
 import { parseScript } from '../../src/provider/script-schema.js';
 import { type ScriptedServer, startScriptedServer } from '../../src/provider/scripted-server.js';
 import type { Leaderboard } from '../../src/report/leaderboard.js';
@@ -15,9 +17,10 @@ import { nanobenchAwait, tempDir } from '../helpers/cli.js';
 
 const KEY_ENV = 'NB_E2E_MULTI_PROVIDER_KEY';
 const env = { [KEY_ENV]: 'sk-NANOBENCH-FAKE-multi-provider' };
-// textkit-001's fix, as our own scripted steps.
+// textkit-001's fix, as our own scripted steps; each reply takes 800 ms, as a provider thinking
+// would, so that two requests in flight at once would overlap.
 const fix = [
-  { tool: 'read_file', args: { path: 'src/truncate.js' } },
+  { tool: 'read_file', args: { path: 'src/truncate.js' }, delay_ms: 800 },
   {
     tool: 'string_replace',
     args: {
@@ -26,8 +29,9 @@ const fix = [
       new_str:
         '  if (ellipsis.length >= maxLength) return ellipsis.slice(0, maxLength);\n\n  let cut = text.slice(0, maxLength - ellipsis.length);\n',
     },
+    delay_ms: 800,
   },
-  { final: 'The ellipsis now counts towards maxLength.' },
+  { final: 'The ellipsis now counts towards maxLength.', delay_ms: 800 },
 ];
 const scripts = [
   parseScript({ model: 'solver', tasks: { '*': { steps: fix } } }, 'solver'),
@@ -78,7 +82,7 @@ beforeAll(async () => {
     [
       ...trialsArgs,
       ...['--model', 'alpha:solver,beta:solver,gamma:idler', '--providers-config', providers],
-      ...['--concurrency', '3', '--db', db, '--json'],
+      ...['--concurrency', '4', '--db', db, '--json'],
     ],
     env,
   );
@@ -127,17 +131,26 @@ describe('one run over three providers', () => {
       beta: 'anthropic',
       gamma: 'openai-compatible',
     });
-    // alpha declares concurrency 1 (one agent slot): its two agents never overlapped, though
-    // three trials ran at once.
-    const agentSpan = (t: (typeof trials)[number]) => {
-      const start = Date.parse(t.details.agent_started_at as string);
-      return [start, start + (t.details.phase_ms as { agent: number }).agent];
-    };
-    const alpha = trials
+    // alpha declares concurrency 1 (one request slot): its requests never overlapped at the
+    // provider, though four trials ran at once (each request's span from the trial's cassette:
+    // when it went upstream, and for how long).
+    const spans = trials
       .filter((t) => t.provider === 'alpha')
-      .map(agentSpan)
+      .flatMap((t) => loadCassette(join(t.artifacts_dir!, CASSETTE_FILE)).exchanges)
+      .map((x) => [Date.parse(x.sent_at!), Date.parse(x.sent_at!) + x.total_ms])
       .sort((a, b) => a[0] - b[0]);
-    expect(alpha[0][1]).toBeLessThanOrEqual(alpha[1][0]);
+    expect(spans.length).toBeGreaterThanOrEqual(6); // three requests a trial
+    // Its two agents did run at once (1.5 agents per request slot, rounded up: two).
+    const agents = trials
+      .filter((t) => t.provider === 'alpha')
+      .map((t) => {
+        const start = Date.parse(t.details.agent_started_at as string);
+        return [start, start + (t.details.phase_ms as { agent: number }).agent];
+      })
+      .sort((a, b) => a[0] - b[0]);
+    expect(agents[1][0]).toBeLessThan(agents[0][1]);
+    for (let i = 1; i < spans.length; i++)
+      expect(spans[i][0]).toBeGreaterThanOrEqual(spans[i - 1][1] - 1); // 1 ms: rounding
   });
 
   it('the report, runs and the leaderboard show one row per (provider, model)', async () => {

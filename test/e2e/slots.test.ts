@@ -72,12 +72,12 @@ describe('agent slots under --concurrency auto', () => {
     expect(spans[3][0]).toBeLessThan(spans[0][1]);
   });
 
-  it("slows the provider's pool on a 429 and shows both pools on stderr", () => {
+  it("slows the provider's requests on a 429 and shows the pools on stderr", () => {
     expect(result.stderr).toMatch(
-      /provider scripted answered 429 \(retry after 1 s\): 8 of its agents at once for 11 s/,
+      /provider scripted answered 429 \(retry after 1 s\): 8 of its requests at once for 11 s/,
     );
     expect(result.stderr).toMatch(
-      /^agents \d+\/\d+, verifying \d+\/\d+, \d of 4 done(, ETA (<1|\d+) min)?$/m,
+      /^agents \d+\/\d+, model requests \d+\/16, verifying \d+\/\d+, \d of 4 done(, ETA (<1|\d+) min)?$/m,
     );
   });
 });

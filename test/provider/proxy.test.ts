@@ -14,6 +14,7 @@ import {
   type TrialOptions,
   type Upstream,
 } from '../../src/provider/proxy.js';
+import { Pool } from '../../src/util/pool.js';
 import { type StandIn, startStandIn } from './stand-in-upstream.js';
 
 const KEY = 'sk-FAKE-nanobench-proxy-test-0123456789';
@@ -44,6 +45,12 @@ async function chat(t: ProxyTrial, payload: object, key = t.apiKey) {
     body: JSON.stringify(payload),
   });
   return { status: r.status, headers: r.headers, text: await r.text() };
+}
+
+/** Polls `done` every 10 ms, for at most 5 s. */
+async function until(done: () => boolean) {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!done()) throw new Error('timed out waiting');
 }
 
 describe('provider proxy', () => {
@@ -293,6 +300,60 @@ describe('provider proxy', () => {
     });
     await expect(chat(t, body(true))).rejects.toThrow();
     expect(t.finish().details.errors).toEqual({ no_response: 1 });
+  });
+
+  it("holds a request until its provider has a request slot, and times the provider's part only", async () => {
+    let hold!: () => void;
+    const s = await standIn({ gate: new Promise<void>((r) => (hold = r)) });
+    const slots = new Pool(1);
+    const gate = { acquire: (signal?: AbortSignal) => slots.acquire(signal) };
+    const first = open(s, { gate });
+    const second = open(s, { gate });
+    const firstReply = chat(first, body(true));
+    await until(() => s.seen.length === 1);
+    const secondReply = chat(second, body(true));
+    // The second agent's request waits at the proxy while the first holds the provider's slot.
+    await until(() => slots.queued === 1);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(s.seen.length).toBe(1);
+    hold();
+    expect((await firstReply).status).toBe(200);
+    expect((await secondReply).text).toContain('Hello');
+    expect(s.seen.length).toBe(2);
+    expect(slots.busy).toBe(0);
+    const waited = second.finish().details.latency_ms!;
+    const held = first.finish().details.latency_ms!;
+    expect(held.queued_sum).toBe(0);
+    expect(waited.queued_sum).toBeGreaterThanOrEqual(140);
+    // The wait is not the provider's latency: the second request was served at once.
+    expect(waited.total_sum).toBeLessThan(waited.queued_sum!);
+  });
+
+  it('drops a waiting request whose agent went away: it never reaches the provider', async () => {
+    let hold!: () => void;
+    const s = await standIn({ gate: new Promise<void>((r) => (hold = r)) });
+    const slots = new Pool(1);
+    const gate = { acquire: (signal?: AbortSignal) => slots.acquire(signal) };
+    const first = open(s, { gate });
+    const gone = open(s, { gate });
+    const firstReply = chat(first, body(true));
+    await until(() => s.seen.length === 1);
+    const stop = new AbortController();
+    const abandoned = fetch(`${gone.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gone.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body(true)),
+      signal: stop.signal,
+    }).catch(() => 'aborted');
+    await until(() => slots.queued === 1);
+    stop.abort();
+    expect(await abandoned).toBe('aborted');
+    await until(() => slots.queued === 0);
+    hold();
+    expect((await firstReply).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(s.seen.length).toBe(1);
+    expect(slots.busy).toBe(0);
   });
 
   it('refuses unknown and finished trials', async () => {

@@ -46,13 +46,14 @@ describe('resolveRunConfig', () => {
     const c = (concurrency?: string) =>
       resolveRunConfig([EXAMPLES], { agent: 'nanocoder', model: ['competent'], concurrency })
         .concurrency;
-    expect(c()).toBe(autoModelConcurrency(16));
-    expect(autoModelConcurrency(16)).toBeLessThanOrEqual(16 + 2 * availableParallelism());
+    // The scripted server takes 16 requests at once, so it gets 24 agents.
+    expect(c()).toBe(autoModelConcurrency(24));
+    expect(autoModelConcurrency(24)).toBeLessThanOrEqual(24 + 2 * availableParallelism());
     expect(autoModelConcurrency(16)).toBeGreaterThanOrEqual(autoConcurrency());
     expect(c('3')).toBe(3);
   });
 
-  it("a provider's agent slots: its concurrency, else 1 on this machine and 16 hosted", () => {
+  it("a provider's request slots: its concurrency, else 1 on this machine and 16 hosted", () => {
     const file = join(tempDir('nb-slots-config-'), 'providers.json');
     const p = (name: string, base_url: string, extra = {}) => ({
       name,

@@ -139,17 +139,18 @@ function setup(specs: TrialSpec[]) {
 describe('the local pool with agent and verify slots', () => {
   it('overlaps agents waiting on their model while suites take the verify slots', async () => {
     const c = counters();
-    const specs = plan(12);
+    const specs = plan(16);
     const { paths, store } = setup(specs);
+    // 8 request slots: 12 agents at once (src/provider/providers-config.ts agentsFor).
     const slots = new Slots({
       verify: 2,
-      agents: new Map([['scripted', 8]]),
+      requests: new Map([['scripted', 8]]),
       agentWaitsOn: 'model',
     });
     const r = await executePlan({
       store,
       plan: specs,
-      concurrency: 12,
+      concurrency: 16,
       slots,
       env: {
         runId: 'r1',
@@ -160,9 +161,9 @@ describe('the local pool with agent and verify slots', () => {
       },
     });
     const trials = store.trials('r1');
-    expect(r).toMatchObject({ interrupted: false, ran: 12 });
+    expect(r).toMatchObject({ interrupted: false, ran: 16 });
     expect(trials.every((t) => t.label === 'pass')).toBe(true);
-    expect(c.maxAgents).toBe(8); // the provider's slots, all busy at once
+    expect(c.maxAgents).toBe(12); // the provider's agent slots, all busy at once
     expect(c.maxSuites).toBeLessThanOrEqual(2);
     // Four trials waited for an agent slot, and it is recorded.
     const waited = trials.filter(
@@ -178,7 +179,7 @@ describe('the local pool with agent and verify slots', () => {
     const { paths, store } = setup(specs);
     const slots = new Slots({
       verify: 2,
-      agents: new Map([['scripted', 16]]),
+      requests: new Map([['scripted', 16]]),
       agentWaitsOn: 'model',
     });
     const stop = new AbortController();

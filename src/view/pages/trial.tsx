@@ -564,6 +564,10 @@ function Telemetry({ p }: { p: TrialPage }) {
                     : null,
                 ],
                 [
+                  'waited for a request slot',
+                  lat?.queued_sum ? `${lat.queued_sum} ms in all (not in the latency)` : null,
+                ],
+                [
                   'temperature sent',
                   proxy.temperature_sent === null
                     ? 'none (the provider refused it: non-deterministic)'
