@@ -15,9 +15,18 @@
 // --concurrency 2), for the README's table. NANOBENCH_COMPILE_CACHE=off node bench/run.mjs: the
 // trials without Nanocoder's compile cache (src/agent/compile-cache.ts), for the same table.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { loadCassette } from '../dist/provider/cassette.js';
+import { CASSETTE_FILE } from '../dist/provider/endpoints.js';
 import { agentsFor, HOSTED_AGENT_SLOTS } from '../dist/provider/providers-config.js';
 import { autoConcurrency } from '../dist/run/config.js';
 import { Store } from '../dist/store/store.js';
@@ -118,7 +127,24 @@ async function run(name, args, env = {}) {
     labels[l] = (labels[l] ?? 0) + 1;
   }
   const queuedMs = trials.reduce((n, t) => n + (t.details.proxy?.latency_ms?.queued_sum ?? 0), 0);
-  return { wallS, cpu: used, modelWaitS: waitMs / 1000, queuedS: queuedMs / 1000, trials, labels };
+  // From each trial's cassette (when its requests went upstream): the agent's start to its first
+  // request (Nanocoder's own start), averaged.
+  const starts = trials.flatMap((t) => {
+    const file = t.artifacts_dir && join(t.artifacts_dir, CASSETTE_FILE);
+    const first = file && existsSync(file) ? loadCassette(file).exchanges[0]?.sent_at : undefined;
+    const agent = t.details.agent_started_at;
+    return first && agent ? [(Date.parse(first) - Date.parse(agent)) / 1000] : [];
+  });
+  const firstRequestS = starts.reduce((a, b) => a + b, 0) / Math.max(1, starts.length);
+  return {
+    wallS,
+    cpu: used,
+    modelWaitS: waitMs / 1000,
+    queuedS: queuedMs / 1000,
+    firstRequestS,
+    trials,
+    labels,
+  };
 }
 
 const cores = availableParallelism();
@@ -135,7 +161,7 @@ const ideal = Math.max(nano.modelWaitS / requestSlots, nano.cpu.suites / cores);
 const cpuFloor = (nano.cpu.suites + nano.cpu.agent + nano.cpu.nanobench) / cores;
 const f = (x) => x.toFixed(1);
 console.error(
-  `bench:run: ${nano.trials.length} trials ${JSON.stringify(nano.labels)}, ${DELAY} ms a reply, ${cores} cores; model wait ${f(nano.modelWaitS)} s summed (and ${f(nano.queuedS)} s waiting for a request slot), suites ${f(nano.cpu.suites)} s CPU`,
+  `bench:run: ${nano.trials.length} trials ${JSON.stringify(nano.labels)}, ${DELAY} ms a reply, ${cores} cores; model wait ${f(nano.modelWaitS)} s summed (and ${f(nano.queuedS)} s waiting for a request slot), first request ${f(nano.firstRequestS)} s after the agent's start on average, suites ${f(nano.cpu.suites)} s CPU`,
 );
 console.log(
   `wall_s=${f(nano.wallS)} ideal_s=${f(ideal)} ratio=${(nano.wallS / ideal).toFixed(2)} agent_slots=${agentSlots} request_slots=${requestSlots} verify_slots=${verifySlots} agent_cpu_s=${f(nano.cpu.agent)} nanobench_cpu_s=${f(nano.cpu.nanobench)} cpu_floor_s=${f(cpuFloor)}`,

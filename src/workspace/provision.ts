@@ -134,12 +134,16 @@ async function runOnHost(
   cwd: string,
   command: string,
   timeoutMs: number,
-  o: InstallOptions,
+  o: InstallOptions & { yarnCache: string },
 ): Promise<RunResult & { aborted: boolean }> {
   const argv = [...detectContainment().prefix, '/bin/sh', '-c', command];
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   if (o.runId) env[RUN_ID_VAR] = o.runId;
+  // Yarn 1's global cache is not safe for two installs at once (validate --concurrency, trials of
+  // two tasks): one install reads a package the other is still unpacking ("the file appears to be
+  // corrupt"). Each install gets its own, removed after it.
+  env.YARN_CACHE_FOLDER = o.yarnCache;
   const r = await runProcessGroup({
     command: argv[0],
     args: argv.slice(1),
@@ -164,11 +168,12 @@ async function runInstall(
   const cwd = join(dir, 'ws');
   const timeoutMs = task.timeouts.verifier_sec * 1000 * 4;
   const command = task.install_command;
+  const yarnCache = join(dir, 'yarn-cache');
   const r = await stillRunning(`installing ${task.task_id}`, () =>
     o.environment
       ? o.environment.run(cwd, command, timeoutMs, o.signal)
-      : runOnHost(cwd, command, timeoutMs, o),
-  );
+      : runOnHost(cwd, command, timeoutMs, { ...o, yarnCache }),
+  ).finally(() => rmSync(yarnCache, { recursive: true, force: true }));
   if (o.signal?.aborted)
     throw new InfraError(
       'interrupted',
