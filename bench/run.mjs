@@ -8,7 +8,10 @@
 // of its provider is not counted: that is the run's doing, not the model's); CPU is sampled per process (suites: everything under the CLI that is not Nanocoder,
 // git included). agent_cpu_s is Nanocoder's own CPU (Node startup, tool work), which the ideal
 // leaves out; nanobench_cpu_s is NanoBench's own process (the proxy and the scripted server too);
-// cpu_floor_s is all of that CPU over the cores, a floor no schedule can beat.
+// cpu_floor_s is all of that CPU over the cores, a floor no schedule can beat. machine_cpu_s is the
+// whole machine's busy CPU during the run (/proc/stat: every process, the kernel's work too), and
+// floor_s the larger of the ideal's model term and machine_cpu_s over the cores: on a machine
+// whose cores the agents themselves fill, no schedule beats it (ratio_to_floor = wall / floor).
 //   npm run bench:run                    (builds first; the defaults)
 //   node bench/run.mjs [--runs 8] [--delay 1500] [--old]
 // --old: today's behaviour before issue 27, one pool of two trials (NANOBENCH_ONE_POOL=1,
@@ -98,11 +101,24 @@ function sampler(rootPid) {
   };
 }
 
+/** The whole machine's busy CPU (user and system, every process) in core-seconds, from /proc/stat. */
+function machineCpuS() {
+  const f = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const [user, nice, system, , , irq, softirq] = f;
+  return (user + nice + system + irq + softirq) / 100; // USER_HZ
+}
+
 async function run(name, args, env = {}) {
   const db = join(dir, `${name}.sqlite`);
   const all = [join(ROOT, 'dist/cli/main.js'), 'run', 'examples', ...args];
   all.push('--runs', String(RUNS), '--mode', 'hinted', '--db', db, '--json');
   const t0 = Date.now();
+  const cpu0 = machineCpuS();
   const p = spawn(process.execPath, all, { cwd: ROOT, env: { ...process.env, ...env } });
   const cpu = sampler(p.pid);
   let out = '';
@@ -114,6 +130,7 @@ async function run(name, args, env = {}) {
   });
   const code = await new Promise((done) => p.on('close', done));
   const wallS = (Date.now() - t0) / 1000;
+  const machineS = machineCpuS() - cpu0;
   const used = cpu();
   if (code !== 0) throw new Error(`${name}: exit ${code}\n${err.slice(-2000)}`);
   const runId = JSON.parse(out).run_id;
@@ -140,6 +157,7 @@ async function run(name, args, env = {}) {
     wallS,
     cpu: used,
     modelWaitS: waitMs / 1000,
+    machineS,
     queuedS: queuedMs / 1000,
     firstRequestS,
     trials,
@@ -159,10 +177,13 @@ const verifySlots = OLD ? 2 : autoConcurrency();
 const ideal = Math.max(nano.modelWaitS / requestSlots, nano.cpu.suites / cores);
 // With Nanocoder's and NanoBench's own CPU counted too: no schedule beats all CPU over the cores.
 const cpuFloor = (nano.cpu.suites + nano.cpu.agent + nano.cpu.nanobench) / cores;
+// The same from the kernel's count of the whole machine (the sampler misses short processes and
+// the kernel's own work: namespaces, mounts, forks): the floor of this machine.
+const floor = Math.max(nano.modelWaitS / requestSlots, nano.machineS / cores);
 const f = (x) => x.toFixed(1);
 console.error(
   `bench:run: ${nano.trials.length} trials ${JSON.stringify(nano.labels)}, ${DELAY} ms a reply, ${cores} cores; model wait ${f(nano.modelWaitS)} s summed (and ${f(nano.queuedS)} s waiting for a request slot), first request ${f(nano.firstRequestS)} s after the agent's start on average, suites ${f(nano.cpu.suites)} s CPU`,
 );
 console.log(
-  `wall_s=${f(nano.wallS)} ideal_s=${f(ideal)} ratio=${(nano.wallS / ideal).toFixed(2)} agent_slots=${agentSlots} request_slots=${requestSlots} verify_slots=${verifySlots} agent_cpu_s=${f(nano.cpu.agent)} nanobench_cpu_s=${f(nano.cpu.nanobench)} cpu_floor_s=${f(cpuFloor)}`,
+  `wall_s=${f(nano.wallS)} ideal_s=${f(ideal)} ratio=${(nano.wallS / ideal).toFixed(2)} agent_slots=${agentSlots} request_slots=${requestSlots} verify_slots=${verifySlots} agent_cpu_s=${f(nano.cpu.agent)} nanobench_cpu_s=${f(nano.cpu.nanobench)} cpu_floor_s=${f(cpuFloor)} machine_cpu_s=${f(nano.machineS)} floor_s=${f(floor)} ratio_to_floor=${(nano.wallS / floor).toFixed(2)}`,
 );

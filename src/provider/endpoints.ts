@@ -83,17 +83,26 @@ export interface EndpointTrial {
   attempt: number;
 }
 
+/** What a trial brings to its endpoint: where its cassette goes, and its provider's request slots. */
+export interface EndpointFor {
+  artifactsDir: string;
+  /** The trial's model requests wait for one of these before going upstream (src/run/slots.ts). */
+  gate?: RequestGate;
+}
+
 /** A trial's endpoint: what the agent is given, and the proxy's account once it is done. */
 export interface TrialEndpoint {
   baseUrl: string;
   apiKey: string;
   /** The wire format to speak (the agent's client is configured for it). */
   kind?: ProviderKind;
+  /** Settles when the agent's first model request arrives: its start is over (src/run/slots.ts). */
+  firstRequest?: Promise<void>;
   finish?(): TrialTelemetry;
 }
 
 export interface Endpoints {
-  endpointFor(spec: EndpointTrial, trial?: { artifactsDir: string }): TrialEndpoint | undefined;
+  endpointFor(spec: EndpointTrial, trial?: EndpointFor): TrialEndpoint | undefined;
   /**
    * One minimal request per (provider, model) of the run through the proxy, before any trial
    * (src/provider/preflight.ts). Throws an InfraError (exit 1) naming the pair, the HTTP status
@@ -145,8 +154,6 @@ export interface EndpointOptions {
   mirrorDir?: string;
   /** Told of every 429 with a retry-after that a trial's provider sends. */
   onRateLimit?: (provider: string, retryAfterMs: number) => void;
-  /** The request slots of a provider, which each of its upstream requests waits for. */
-  requestGate?: (provider: string) => RequestGate;
 }
 
 const isDerived = (model: string) => model.startsWith('derived:');
@@ -336,7 +343,7 @@ export async function startEndpoints(
     }
     const proxy = await startProxy({ secrets: secrets.filter((k): k is string => Boolean(k)) });
     closers.push(proxy.close);
-    const endpointFor = (spec: EndpointTrial, trial?: { artifactsDir: string }): ProxyTrial => {
+    const endpointFor = (spec: EndpointTrial, trial?: EndpointFor): ProxyTrial => {
       const o: TrialOptions = {
         provider: spec.provider,
         model: spec.model,
@@ -345,7 +352,7 @@ export async function startEndpoints(
         ...(options.onRateLimit && {
           onRateLimit: (ms: number) => options.onRateLimit?.(spec.provider, ms),
         }),
-        ...(options.requestGate && { gate: options.requestGate(spec.provider) }),
+        ...(trial?.gate && { gate: trial.gate }),
       };
       if (replayFor) Object.assign(o, replayFor(spec));
       else Object.assign(o, upstreams.get(spec.provider)!(spec));

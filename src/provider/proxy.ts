@@ -93,6 +93,8 @@ export interface ProxyTrial {
   baseUrl: string;
   apiKey: string;
   kind: ProviderKind;
+  /** Settles when the trial's first request arrives. */
+  firstRequest: Promise<void>;
   /** Stop serving this trial and summarise it (idempotent). */
   finish(): TrialTelemetry;
 }
@@ -113,6 +115,11 @@ class Trial {
   readonly tally = new TrialTally();
   readonly kind: ProviderKind;
   closed = false;
+  /** Called at the trial's first request. */
+  private arrived!: () => void;
+  readonly firstRequest = new Promise<void>((resolve) => {
+    this.arrived = resolve;
+  });
   private lastHash = '';
   private lastFailed = false;
   private lastError?: {
@@ -154,6 +161,7 @@ class Trial {
     raw: string,
     body: Record<string, unknown>,
   ) {
+    this.arrived();
     let t0 = performance.now();
     /** When the provider's part ended: its request slot is free from then on. */
     let ended: number | undefined;
@@ -441,6 +449,7 @@ export async function startProxy(opts: { secrets?: string[] } = {}): Promise<Pro
         baseUrl: `${url}/trial/${t.token}/${KINDS[t.kind].version}`,
         apiKey: t.apiKey,
         kind: t.kind,
+        firstRequest: t.firstRequest,
         finish: () => t.finish(),
       };
     },

@@ -212,7 +212,6 @@ export async function runSession(
     const slots = sessionSlots(config, hooks);
     wiring = await wireRun(config, {
       onRateLimit: slots && ((provider, ms) => slowDown(slots, provider, ms, hooks.log)),
-      requestGate: slots && ((provider) => slots.requestGate(provider)),
       agent,
       plan,
       log: hooks.log,

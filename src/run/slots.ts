@@ -6,7 +6,10 @@
 // AGENTS_PER_REQUEST_SLOT times its request slots, and the gate keeps the provider's real limit. A
 // verify slot is a core (and memory) for a test suite. A trial holds an agent slot only while its
 // agent runs and a verify slot only while its suites run, so the minutes an agent waits on its
-// model overlap with other trials' suites. Agents that are CPU-bound themselves (controls, command
+// model overlap with other trials' suites. An agent's own start (Nanocoder loading some 1,300
+// modules) is CPU work too: a start slot, one per core, is held from its spawn to its first model
+// request, so that agents start one after another and the provider gets requests within a second
+// or two, where twenty-four starting at once on two cores all finished after ten. Agents that are CPU-bound themselves (controls, command
 // agents: `waitsOn: 'cpu'` in src/agent/agents.ts) take a verify slot for their agent run, which
 // keeps their old one-trial-per-core behaviour.
 
@@ -30,6 +33,8 @@ export const RATE_LIMIT_HOLD_MS = 10_000;
 export interface SlotOptions {
   /** Verify slots: cores and memory (autoConcurrency in src/run/config.ts). */
   verify: number;
+  /** Agents that may be starting at once (default: as many as verify slots). */
+  starting?: number;
   /** Requests at once per provider (its `concurrency`); a provider not named gets `defaultRequests`. */
   requests: ReadonlyMap<string, number>;
   defaultRequests?: number;
@@ -45,6 +50,8 @@ export interface SlotOptions {
 /** The run's pools. */
 export class Slots implements TrialSlots {
   private readonly verify: Pool;
+  /** Agents starting (spawned, no model request yet): as many as there are cores. */
+  private readonly starting: Pool;
   private readonly agents = new Map<string, Pool>();
   private readonly requests = new Map<string, Pool>();
   /** Provider -> until when its request slots are held at their reduced number. */
@@ -53,6 +60,7 @@ export class Slots implements TrialSlots {
 
   constructor(private readonly o: SlotOptions) {
     this.verify = new Pool(Math.max(1, o.verify));
+    this.starting = new Pool(Math.max(1, o.starting ?? o.verify));
     this.now = o.now ?? Date.now;
   }
 
@@ -63,13 +71,21 @@ export class Slots implements TrialSlots {
     rank?: number,
   ): Promise<Release> {
     const pool =
-      stage === 'agent' && this.o.agentWaitsOn === 'model' ? this.agentPool(provider) : this.verify;
+      stage === 'start'
+        ? this.starting
+        : stage === 'agent' && this.o.agentWaitsOn === 'model'
+          ? this.agentPool(provider)
+          : this.verify;
     return this.held(pool, signal, rank);
   }
 
-  /** The proxy's gate for `provider`: one request slot per request in flight to it. */
-  requestGate(provider: string): RequestGate {
-    return { acquire: (signal) => this.held(this.requestPool(provider), signal) };
+  /**
+   * The proxy's gate for `provider`: one request slot per request in flight to it. A trial's
+   * requests wait by its rank, as its slots do: the trials the run took first finish first, and
+   * their suites run while the provider still serves the others.
+   */
+  requestGate(provider: string, rank?: number): RequestGate {
+    return { acquire: (signal) => this.held(this.requestPool(provider), signal, rank) };
   }
 
   /**
@@ -119,7 +135,10 @@ export class Slots implements TrialSlots {
 
   /** These slots as one trial asks for them: at its place `rank` in the run's order. */
   ranked(rank: number): TrialSlots {
-    return { acquire: (stage, provider, signal) => this.acquire(stage, provider, signal, rank) };
+    return {
+      acquire: (stage, provider, signal) => this.acquire(stage, provider, signal, rank),
+      requestGate: (provider) => this.requestGate(provider, rank),
+    };
   }
 
   private async held(pool: Pool, signal?: AbortSignal, rank?: number): Promise<Release> {

@@ -6,7 +6,6 @@ import { createAgent } from '../agent/index.js';
 import type { Agent } from '../agent/types.js';
 import { type Endpoints, startEndpoints } from '../provider/endpoints.js';
 import { SCRIPTED } from '../provider/providers-config.js';
-import type { RequestGate } from '../provider/proxy.js';
 import { isHarborTask } from '../task/harbor.js';
 import { hasEnvironment } from '../trial/environment.js';
 import { UserError } from '../util/errors.js';
@@ -41,8 +40,6 @@ export interface WiringOptions {
   mirrorDir?: string;
   /** A provider answered 429 with a retry-after (src/run/slots.ts slows its requests). */
   onRateLimit?: (provider: string, retryAfterMs: number) => void;
-  /** A provider's request slots (src/run/slots.ts), which its upstream requests wait for. */
-  requestGate?: (provider: string) => RequestGate;
 }
 
 export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunWiring> {
@@ -76,7 +73,6 @@ export async function wireRun(config: RunConfig, o: WiringOptions): Promise<RunW
     cacheDir: o.cacheDir,
     mirrorDir: o.mirrorDir,
     onRateLimit: o.onRateLimit,
-    requestGate: o.requestGate,
   });
   return { agent, sandbox, endpoints };
 }

@@ -40,8 +40,8 @@ export interface KnownDetails {
   phase_ms: Partial<Record<TimedPhase, number>>;
   /** Teardown steps that failed, by step name: the outcome stands. */
   teardown_errors: Record<string, string>;
-  /** Time spent waiting for an agent and a verify slot (src/run/slots.ts): the pools were full. */
-  slot_wait_ms: { agent?: number; verify?: number };
+  /** Time spent waiting for an agent, a start and a verify slot (src/run/slots.ts): the pools were full. */
+  slot_wait_ms: { agent?: number; start?: number; verify?: number };
   /** When the agent started, after its slot: agent runs of trials overlap from this. */
   agent_started_at: string;
   // provision

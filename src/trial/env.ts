@@ -2,7 +2,7 @@
 // The run builds it (src/run/runner.ts); validate and the gates build their own.
 import type { Agent } from '../agent/types.js';
 import type { IntegrityMode } from '../integrity/flags.js';
-import type { TrialEndpoint } from '../provider/endpoints.js';
+import type { EndpointFor, TrialEndpoint } from '../provider/endpoints.js';
 import type { ProvisionMode } from '../workspace/layers.js';
 import type { SandboxDriver } from '../workspace/sandbox/types.js';
 import type { RunPaths } from './paths.js';
@@ -17,7 +17,7 @@ export interface TrialEnv {
   mirrorDir?: string;
   keepWorkspaces: boolean;
   /** OpenAI-compatible endpoint for LLM agents, per trial (the NanoBench provider proxy). */
-  endpointFor?: (spec: TrialSpec, trial: { artifactsDir: string }) => TrialEndpoint | undefined;
+  endpointFor?: (spec: TrialSpec, trial: EndpointFor) => TrialEndpoint | undefined;
   signal?: AbortSignal;
   /** Where the agent and the test suites run (src/workspace/sandbox/); default: no isolation. */
   sandbox?: SandboxDriver;

@@ -1,16 +1,22 @@
 // What a trial asks of the run's slots (src/run/slots.ts): one around its agent, one around its
 // suites. Without slots (validate, the gates, a queue worker's trials) a stage just runs.
+import type { RequestGate } from '../provider/proxy.js';
 import type { Release } from '../util/pool.js';
 
 export type { Release };
 
-/** The stage of a trial that waits for a slot. */
-export type SlotStage = 'agent' | 'verify';
+/**
+ * The stage of a trial that waits for a slot. `start`: an agent that waits on its model, from its
+ * spawn to its first model request (its own start is CPU work; src/run/slots.ts).
+ */
+export type SlotStage = 'agent' | 'start' | 'verify';
 
 export interface TrialSlots {
   acquire(stage: SlotStage, provider: string, signal?: AbortSignal): Promise<Release>;
   /** The same slots as the trial at place `rank` of the run's order asks for them (lower first). */
   ranked?(rank: number): TrialSlots;
+  /** The request slots of `provider`, which the trial's model requests wait for at the proxy. */
+  requestGate?(provider: string): RequestGate;
 }
 
 /** Holds a slot of `stage` around `fn`; reports the time waited for it to `waited`. */

@@ -38,13 +38,17 @@ export async function runTemplate(
   try {
     mkdirSync(join(scratch, 'home'), { recursive: true });
     await phase(rec, 'provision', () => t.provision());
-    got.endpoint = env.endpointFor?.(spec, { artifactsDir: o.artifactsDir });
+    // The trial's model requests wait for its provider's request slots, as its stages wait for theirs.
+    const gate = env.control ? undefined : env.slots?.requestGate?.(spec.provider);
+    got.endpoint = env.endpointFor?.(spec, { artifactsDir: o.artifactsDir, gate });
     const trial = { spec, env, endpoint: got.endpoint, sandbox: t.sandbox, sessions: t.sessions };
     const a = await held(rec, env, spec, 'agent', () =>
-      phase(rec, 'agent', () => {
-        rec.details.agent_started_at = new Date().toISOString();
-        return runAgent(t.agentInput(), trial);
-      }),
+      phase(rec, 'agent', () =>
+        starting(rec, env, spec, got.endpoint, () => {
+          rec.details.agent_started_at = new Date().toISOString();
+          return runAgent(t.agentInput(), trial);
+        }),
+      ),
     );
     got.agent = a;
     const exit = settleExit(rec, a, got.endpoint, env.signal);
@@ -84,6 +88,32 @@ function held<T>(
     rec.details.slot_wait_ms = { ...rec.details.slot_wait_ms, [stage]: ms };
   };
   return withSlot(slots, stage, spec.provider, env.signal, waited, fn);
+}
+
+/**
+ * Runs the agent holding a start slot from its spawn to its first model request: an agent's start
+ * (Nanocoder loading its modules) is CPU work, and many starting at once on a few cores all finish
+ * late while the provider idles. Agents without a model endpoint start freely.
+ */
+async function starting<T>(
+  rec: TrialDraft,
+  env: TrialEnv,
+  spec: TrialSpec,
+  endpoint: TrialEndpoint | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const slots = env.control ? undefined : env.slots;
+  const first = endpoint?.firstRequest;
+  if (!slots || !first) return fn();
+  const asked = Date.now();
+  const release = await slots.acquire('start', spec.provider, env.signal);
+  rec.details.slot_wait_ms = { ...rec.details.slot_wait_ms, start: Date.now() - asked };
+  void first.then(release);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
 }
 
 /** The trial's directories claimed, its record started, its kind's stages opened. */

@@ -173,6 +173,67 @@ describe('the local pool with agent and verify slots', () => {
     store.close();
   });
 
+  it('starts as many agents at once as there are start slots, each until its first model request', async () => {
+    const c = { starting: 0, maxStarting: 0, agents: 0, maxAgents: 0 };
+    const specs = plan(8);
+    const { paths, store } = setup(specs);
+    // Each trial's endpoint: its first request is the agent's "request", by its key.
+    const first = new Map<string, () => void>();
+    const endpointFor = (spec: TrialSpec) => {
+      let arrived!: () => void;
+      const firstRequest = new Promise<void>((r) => (arrived = r));
+      first.set(spec.key, arrived);
+      return { baseUrl: 'http://127.0.0.1:9/v1', apiKey: spec.key, firstRequest };
+    };
+    const agent: Agent = {
+      name: 'fake',
+      run: async (ctx) => {
+        c.maxAgents = Math.max(c.maxAgents, ++c.agents);
+        c.maxStarting = Math.max(c.maxStarting, ++c.starting);
+        await sleep(30); // its own start, on a core
+        c.starting--;
+        first.get(ctx.endpoint!.apiKey)!(); // its first model request
+        await sleep(150); // waiting on the model
+        c.agents--;
+        return {
+          exitCode: 0,
+          exitKind: 'success',
+          stdout: '',
+          stderr: '',
+          durationMs: 180,
+          timedOut: false,
+        };
+      },
+    };
+    const slots = new Slots({
+      verify: 2,
+      requests: new Map([['scripted', 8]]),
+      agentWaitsOn: 'model',
+    });
+    await executePlan({
+      store,
+      plan: specs,
+      concurrency: 8,
+      slots,
+      env: {
+        runId: 'r1',
+        paths,
+        agent,
+        keepWorkspaces: false,
+        endpointFor,
+        services: services(counters(), 1),
+      },
+    });
+    const trials = store.trials('r1');
+    expect(trials.every((t) => t.label === 'pass')).toBe(true);
+    expect(c.maxStarting).toBe(2); // the start slots (as many as verify slots)
+    expect(c.maxAgents).toBe(8); // agents past their start overlap freely
+    // Six trials waited for a start slot, and it is recorded.
+    const waited = trials.filter((t) => (t.details.slot_wait_ms as { start?: number }).start! > 15);
+    expect(waited.length).toBeGreaterThanOrEqual(4);
+    store.close();
+  });
+
   it('starts a plan of 10,000 trials in well under a second, preparing only those in flight', async () => {
     const c = counters();
     const specs = plan(10_000);
