@@ -302,7 +302,11 @@ describe('provider proxy', () => {
     expect(t.finish().details.errors).toEqual({ no_response: 1 });
   });
 
-  it("holds a request until its provider has a request slot, and times the provider's part only", async () => {
+  /**
+   * A provider of one request slot, and two trials of it; the first one's request is in flight,
+   * held by the provider until `hold()`.
+   */
+  const oneSlotBusy = async () => {
     let hold!: () => void;
     const s = await standIn({ gate: new Promise<void>((r) => (hold = r)) });
     const slots = new Pool(1);
@@ -311,6 +315,11 @@ describe('provider proxy', () => {
     const second = open(s, { gate });
     const firstReply = chat(first, body(true));
     await until(() => s.seen.length === 1);
+    return { s, slots, first, second, firstReply, hold };
+  };
+
+  it("holds a request until its provider has a request slot, and times the provider's part only", async () => {
+    const { s, slots, first, second, firstReply, hold } = await oneSlotBusy();
     const secondReply = chat(second, body(true));
     // The second agent's request waits at the proxy while the first holds the provider's slot.
     await until(() => slots.queued === 1);
@@ -330,14 +339,7 @@ describe('provider proxy', () => {
   });
 
   it('drops a waiting request whose agent went away: it never reaches the provider', async () => {
-    let hold!: () => void;
-    const s = await standIn({ gate: new Promise<void>((r) => (hold = r)) });
-    const slots = new Pool(1);
-    const gate = { acquire: (signal?: AbortSignal) => slots.acquire(signal) };
-    const first = open(s, { gate });
-    const gone = open(s, { gate });
-    const firstReply = chat(first, body(true));
-    await until(() => s.seen.length === 1);
+    const { s, slots, second: gone, firstReply, hold } = await oneSlotBusy();
     const stop = new AbortController();
     const abandoned = fetch(`${gone.baseUrl}/chat/completions`, {
       method: 'POST',

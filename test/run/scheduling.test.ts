@@ -110,15 +110,18 @@ const waitingAgent = (c: ReturnType<typeof counters>, ms: number): Agent => ({
     c.maxAgents = Math.max(c.maxAgents, ++c.agents);
     await sleep(ms);
     c.agents--;
-    return {
-      exitCode: 0,
-      exitKind: 'success',
-      stdout: '',
-      stderr: '',
-      durationMs: ms,
-      timedOut: false,
-    };
+    return succeeded(ms);
   },
+});
+
+/** What an agent that ended well after `ms` returns. */
+const succeeded = (ms: number) => ({
+  exitCode: 0,
+  exitKind: 'success' as const,
+  stdout: '',
+  stderr: '',
+  durationMs: ms,
+  timedOut: false,
 });
 
 function setup(specs: TrialSpec[]) {
@@ -195,14 +198,7 @@ describe('the local pool with agent and verify slots', () => {
         first.get(ctx.endpoint!.apiKey)!(); // its first model request
         await sleep(150); // waiting on the model
         c.agents--;
-        return {
-          exitCode: 0,
-          exitKind: 'success',
-          stdout: '',
-          stderr: '',
-          durationMs: 180,
-          timedOut: false,
-        };
+        return succeeded(180);
       },
     };
     const slots = new Slots({
