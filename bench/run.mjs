@@ -30,7 +30,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadCassette } from '../dist/provider/cassette.js';
 import { CASSETTE_FILE } from '../dist/provider/endpoints.js';
-import { agentsFor, HOSTED_AGENT_SLOTS } from '../dist/provider/providers-config.js';
+import { agentsFor, HOSTED_REQUEST_SLOTS } from '../dist/provider/providers-config.js';
 import { autoConcurrency } from '../dist/run/config.js';
 import { Store } from '../dist/store/store.js';
 
@@ -170,8 +170,8 @@ const args = ['--agent', 'nanocoder', '--model', 'competent', '--scripts', scrip
 const nano = OLD
   ? await run('nanocoder-old', [...args, '--concurrency', '2'], { NANOBENCH_ONE_POOL: '1' })
   : await run('nanocoder', args);
-// The scripted server is a hosted provider: HOSTED_AGENT_SLOTS requests at once, and agents for them.
-const requestSlots = OLD ? 2 : HOSTED_AGENT_SLOTS;
+// The scripted server is a hosted provider: HOSTED_REQUEST_SLOTS requests at once, and agents for them.
+const requestSlots = OLD ? 2 : HOSTED_REQUEST_SLOTS;
 const agentSlots = OLD ? 2 : agentsFor(requestSlots);
 const verifySlots = OLD ? 2 : autoConcurrency();
 const ideal = Math.max(nano.modelWaitS / requestSlots, nano.cpu.suites / cores);

@@ -228,9 +228,9 @@ export function takeApiKey(decl: UpstreamDecl, file: string): string | undefined
 }
 
 /** Requests a hosted provider (or the scripted server) is sent at once by default. */
-export const HOSTED_AGENT_SLOTS = 16;
+export const HOSTED_REQUEST_SLOTS = 16;
 /** A model served on this machine (Ollama, llama.cpp, LM Studio) answers one request at a time. */
-export const LOCAL_AGENT_SLOTS = 1;
+export const LOCAL_REQUEST_SLOTS = 1;
 
 /**
  * Agents per request slot of their provider. An agent spends part of each turn on its own work
@@ -253,16 +253,16 @@ export const isLocalUrl = (url: string | undefined): boolean => {
 
 /**
  * Request slots per provider (src/run/slots.ts): the providers file's `concurrency`, else one for a
- * model on this machine and HOSTED_AGENT_SLOTS for a hosted one. The scripted server counts as
+ * model on this machine and HOSTED_REQUEST_SLOTS for a hosted one. The scripted server counts as
  * hosted. No file: the scripted server's alone.
  */
 export function providerConcurrency(file: string | undefined): Map<string, number> {
-  const limits = new Map([[SCRIPTED, HOSTED_AGENT_SLOTS]]);
+  const limits = new Map([[SCRIPTED, HOSTED_REQUEST_SLOTS]]);
   if (!file || !existsSync(file)) return limits;
   for (const p of loadProvidersConfig(file))
     limits.set(
       p.name,
-      p.concurrency ?? (isLocalUrl(p.base_url) ? LOCAL_AGENT_SLOTS : HOSTED_AGENT_SLOTS),
+      p.concurrency ?? (isLocalUrl(p.base_url) ? LOCAL_REQUEST_SLOTS : HOSTED_REQUEST_SLOTS),
     );
   return limits;
 }

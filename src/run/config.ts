@@ -10,7 +10,7 @@ import {
   agentsFor,
   DEFAULT_PROVIDERS_FILE,
   declaredProviderNames,
-  HOSTED_AGENT_SLOTS,
+  HOSTED_REQUEST_SLOTS,
   providerConcurrency,
   SCRIPTED,
 } from '../provider/providers-config.js';
@@ -299,7 +299,7 @@ export function parseModels(
 function agentSlotTotal(models: ModelRef[], providersConfig: string | undefined): number {
   const limits = providerConcurrency(providersConfig);
   const providers = [...new Set(models.map((m) => m.provider))];
-  return providers.reduce((n, p) => n + agentsFor(limits.get(p) ?? HOSTED_AGENT_SLOTS), 0);
+  return providers.reduce((n, p) => n + agentsFor(limits.get(p) ?? HOSTED_REQUEST_SLOTS), 0);
 }
 
 /** --image and --build-arg belong to the container sandboxes. */

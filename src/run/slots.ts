@@ -13,7 +13,7 @@
 // agents: `waitsOn: 'cpu'` in src/agent/agents.ts) take a verify slot for their agent run, which
 // keeps their old one-trial-per-core behaviour.
 
-import { agentsFor, HOSTED_AGENT_SLOTS } from '../provider/providers-config.js';
+import { agentsFor, HOSTED_REQUEST_SLOTS } from '../provider/providers-config.js';
 import type { RequestGate } from '../provider/proxy.js';
 import type { SlotStage, TrialSlots } from '../trial/slots.js';
 import { Pool, type Release } from '../util/pool.js';
@@ -109,7 +109,7 @@ export class Slots implements TrialSlots {
   requestSlots(provider: string): number {
     return Math.max(
       1,
-      this.o.requests.get(provider) ?? this.o.defaultRequests ?? HOSTED_AGENT_SLOTS,
+      this.o.requests.get(provider) ?? this.o.defaultRequests ?? HOSTED_REQUEST_SLOTS,
     );
   }
 
