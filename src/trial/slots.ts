@@ -19,7 +19,10 @@ export interface TrialSlots {
   requestGate?(provider: string): RequestGate;
 }
 
-/** Holds a slot of `stage` around `fn`; reports the time waited for it to `waited`. */
+/**
+ * Holds a slot of `stage` around `fn` (or until `until` settles, if sooner); reports the time
+ * waited for it to `waited`.
+ */
 export async function withSlot<T>(
   slots: TrialSlots | undefined,
   stage: SlotStage,
@@ -27,11 +30,13 @@ export async function withSlot<T>(
   signal: AbortSignal | undefined,
   waited: (ms: number) => void,
   fn: () => Promise<T>,
+  until?: Promise<unknown>,
 ): Promise<T> {
   if (!slots) return fn();
   const asked = Date.now();
   const release = await slots.acquire(stage, provider, signal);
   waited(Date.now() - asked);
+  void until?.then(release, release);
   try {
     return await fn();
   } finally {

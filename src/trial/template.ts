@@ -38,18 +38,12 @@ export async function runTemplate(
   try {
     mkdirSync(join(scratch, 'home'), { recursive: true });
     await phase(rec, 'provision', () => t.provision());
-    // The trial's model requests wait for its provider's request slots, as its stages wait for theirs.
-    const gate = env.control ? undefined : env.slots?.requestGate?.(spec.provider);
-    got.endpoint = env.endpointFor?.(spec, { artifactsDir: o.artifactsDir, gate });
+    got.endpoint = env.endpointFor?.(spec, {
+      artifactsDir: o.artifactsDir,
+      gate: gateOf(env, spec),
+    });
     const trial = { spec, env, endpoint: got.endpoint, sandbox: t.sandbox, sessions: t.sessions };
-    const a = await held(rec, env, spec, 'agent', () =>
-      phase(rec, 'agent', () =>
-        starting(rec, env, spec, got.endpoint, () => {
-          rec.details.agent_started_at = new Date().toISOString();
-          return runAgent(t.agentInput(), trial);
-        }),
-      ),
-    );
+    const a = await agentStage(rec, env, spec, got.endpoint, () => runAgent(t.agentInput(), trial));
     got.agent = a;
     const exit = settleExit(rec, a, got.endpoint, env.signal);
     await phase(rec, 'guard', () => t.guard(a));
@@ -82,38 +76,39 @@ function held<T>(
   spec: TrialSpec,
   stage: SlotStage,
   fn: () => Promise<T>,
+  until?: Promise<unknown>,
 ): Promise<T> {
   const slots = env.control ? undefined : env.slots;
   const waited = (ms: number) => {
     rec.details.slot_wait_ms = { ...rec.details.slot_wait_ms, [stage]: ms };
   };
-  return withSlot(slots, stage, spec.provider, env.signal, waited, fn);
+  return withSlot(slots, stage, spec.provider, env.signal, waited, fn, until);
 }
 
+/** The trial's model requests wait for its provider's request slots, as its stages for theirs. */
+const gateOf = (env: TrialEnv, spec: TrialSpec) =>
+  env.control ? undefined : env.slots?.requestGate?.(spec.provider);
+
 /**
- * Runs the agent holding a start slot from its spawn to its first model request: an agent's start
- * (Nanocoder loading its modules) is CPU work, and many starting at once on a few cores all finish
- * late while the provider idles. Agents without a model endpoint start freely.
+ * The agent stage in its agent slot. An agent that talks to a model also holds a start slot from
+ * its spawn to its first request: its start is CPU work, and many starting at once on a few cores
+ * all finish late while the provider idles (src/run/slots.ts).
  */
-async function starting<T>(
+function agentStage(
   rec: TrialDraft,
   env: TrialEnv,
   spec: TrialSpec,
   endpoint: TrialEndpoint | undefined,
-  fn: () => Promise<T>,
-): Promise<T> {
-  const slots = env.control ? undefined : env.slots;
+  run: () => Promise<AgentOutcome>,
+): Promise<AgentOutcome> {
+  const started = () => {
+    rec.details.agent_started_at = new Date().toISOString();
+    return run();
+  };
   const first = endpoint?.firstRequest;
-  if (!slots || !first) return fn();
-  const asked = Date.now();
-  const release = await slots.acquire('start', spec.provider, env.signal);
-  rec.details.slot_wait_ms = { ...rec.details.slot_wait_ms, start: Date.now() - asked };
-  void first.then(release);
-  try {
-    return await fn();
-  } finally {
-    release();
-  }
+  return held(rec, env, spec, 'agent', () =>
+    phase(rec, 'agent', () => (first ? held(rec, env, spec, 'start', started, first) : started())),
+  );
 }
 
 /** The trial's directories claimed, its record started, its kind's stages opened. */
