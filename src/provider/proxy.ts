@@ -258,15 +258,11 @@ class Trial {
     const gone = new AbortController();
     const onClose = () => gone.abort();
     req.socket.once('close', onClose);
-    try {
-      const release = await gate.acquire(gone.signal);
-      return { release, queuedMs: performance.now() - asked };
-    } catch {
-      return undefined;
-    } finally {
-      req.socket.off('close', onClose);
-      this.tally.queuedMs += performance.now() - asked;
-    }
+    const release = await gate.acquire(gone.signal).catch(() => undefined);
+    req.socket.off('close', onClose);
+    const queuedMs = performance.now() - asked;
+    this.tally.queuedMs += queuedMs;
+    return release && { release, queuedMs };
   }
 
   private replay(index: number, body: unknown, res: ServerResponse): Exchange {

@@ -1,18 +1,17 @@
-// The scarce things a run's trials share, as pools. A provider serves a number of requests at once
-// (its `concurrency`: a hosted API many, a local model one): the proxy holds each request to
-// that provider until one of its request slots is free (the request gate). An agent is not always
-// waiting on its model: between replies it runs its tools, so keeping a provider's request slots
-// busy takes more agents than slots. Each provider therefore has an agent pool of
-// AGENTS_PER_REQUEST_SLOT times its request slots, and the gate keeps the provider's real limit. A
-// verify slot is a core (and memory) for a test suite. A trial holds an agent slot only while its
-// agent runs and a verify slot only while its suites run, so the minutes an agent waits on its
-// model overlap with other trials' suites. An agent's own start (Nanocoder loading some 1,300
-// modules) is CPU work too: a start slot, one per core, is held from its spawn to its first model
-// request, so that agents start one after another and the provider gets requests within a second
-// or two, where twenty-four starting at once on two cores all finished after ten. Agents that are CPU-bound themselves (controls, command
+// The scarce things a run's trials share, as pools (src/util/pool.ts):
+// - request slots per provider: its `concurrency`, the requests it serves at once (a hosted API
+//   many, a local model one). The proxy holds each request to that provider until one is free
+//   (the request gate).
+// - agent slots per provider, AGENTS_PER_REQUEST_SLOT times its request slots: between replies
+//   an agent runs its tools, so keeping a provider busy takes more agents than request slots.
+// - start slots, one per core: held from an agent's spawn to its first model request. Starting
+//   Nanocoder (some 1,300 modules) is CPU work; twenty-four starting at once on two cores all
+//   sent their first request after ten seconds, one per core at a time after two.
+// - verify slots, a core (and memory) each, held while a trial's suites run.
+// A trial holds each only around its own stage, so the minutes an agent waits on its model
+// overlap with other trials' suites. Agents that are CPU-bound themselves (controls, command
 // agents: `waitsOn: 'cpu'` in src/agent/agents.ts) take a verify slot for their agent run, which
 // keeps their old one-trial-per-core behaviour.
-
 import { agentsFor, HOSTED_REQUEST_SLOTS } from '../provider/providers-config.js';
 import type { RequestGate } from '../provider/proxy.js';
 import type { SlotStage, TrialSlots } from '../trial/slots.js';
