@@ -3,7 +3,7 @@
 // verification. A group kill is not enough for Nanocoder: its bash tool spawns `sh -c` detached
 // (a new session), so descendants are also found by an environment tag they all inherit.
 
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, createWriteStream, openSync, readSync, type WriteStream } from 'node:fs';
 import { readdir, readFile, readlink, stat } from 'node:fs/promises';
@@ -248,6 +248,24 @@ function readInto(capture: Capture, fd: number): void {
   }
 }
 
+/**
+ * After the leader's exit, until our pipes close: sweep the tag again every 250 ms (one sweep can
+ * miss a process caught mid-exec, whose environment reads empty for that instant), and after
+ * `graceMs` stop waiting for whatever still holds them (a descendant that left both the group
+ * and the tag): our ends are closed, so 'close' comes. Returns the function that stops both.
+ */
+function holdersOfPipes(tag: string, child: ChildProcess, graceMs: number): () => void {
+  const sweep = setInterval(() => void killTagged(tag, 'SIGKILL'), 250);
+  const giveUp = setTimeout(() => {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }, graceMs);
+  return () => {
+    clearInterval(sweep);
+    clearTimeout(giveUp);
+  };
+}
+
 export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResult> {
   const started = Date.now();
   const cap = o.maxOutputBytes ?? 20 * 1024 * 1024;
@@ -305,6 +323,7 @@ export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResul
     stop();
   };
   o.signal?.addEventListener('abort', onAbort, { once: true });
+  let afterExit: (() => void) | undefined;
 
   const result = await new Promise<{
     code: number | null;
@@ -318,9 +337,11 @@ export async function runProcessGroup(o: GroupRunOptions): Promise<GroupRunResul
       // child holding our pipes open would also stall 'close' forever.
       killGroup(child.pid, 'SIGKILL');
       void killTagged(tag, 'SIGKILL');
+      afterExit = holdersOfPipes(tag, child, o.killGraceMs ?? 5000);
     });
     child.once('close', (code, sig) => resolve({ code, sig }));
   });
+  afterExit?.();
   clearTimeout(timer);
   if (killTimer) clearTimeout(killTimer);
   await killTagged(tag, 'SIGKILL'); // also the ones started after the leader's exit began

@@ -22,6 +22,8 @@ export interface RunResult {
 }
 
 const DEFAULT_MAX = 20 * 1024 * 1024;
+/** How long after the leader's exit its pipes may stay held open by something that escaped. */
+const PIPE_GRACE_MS = 5000;
 
 export function killGroup(pid: number | undefined, sig: NodeJS.Signals = 'SIGKILL'): void {
   if (!pid) return;
@@ -73,11 +75,20 @@ export function run(file: string, args: string[], opts: RunOptions): Promise<Run
       if (timer) clearTimeout(timer);
       reject(e);
     });
+    // Whatever the leader left behind (background jobs) dies with it; one that left the group
+    // and still holds our pipes is not waited for past a grace, or 'close' would never come.
+    let giveUp: NodeJS.Timeout | undefined;
+    child.on('exit', () => {
+      killGroup(child.pid, 'SIGKILL');
+      giveUp = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, PIPE_GRACE_MS);
+    });
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
+      if (giveUp) clearTimeout(giveUp);
       opts.signal?.removeEventListener('abort', onAbort);
-      // Whatever the leader left behind (background jobs) dies with it.
-      killGroup(child.pid, 'SIGKILL');
       const trunc = (len: number) =>
         len > max ? `\n[nanobench: output truncated, ${len} bytes in all]\n` : '';
       resolve({

@@ -86,6 +86,27 @@ describe('runProcessGroup', () => {
     expect(a).toMatchObject({ aborted: true, timedOut: false });
   });
 
+  it('returns after the grace when a descendant that left the group and the tag holds its pipes', async () => {
+    // Such a process cannot be found (a sweep can also miss one caught mid-exec, whose
+    // environment reads empty for that instant); without the grace, 'close' never came.
+    const dir = mkdtempSync(join(tmpdir(), 'nb-pg-'));
+    // The leader waits until the other is in its own session, then exits.
+    const escape = `env -u ${TAG_VAR} setsid sh -c 'echo $$ > pid; exec sleep 300' &`;
+    const r = await runProcessGroup({
+      command: 'sh',
+      args: ['-c', `${escape} while [ ! -s pid ]; do sleep 0.05; done; cat pid`],
+      cwd: dir,
+      env,
+      timeoutMs: 60_000,
+      killGraceMs: 500,
+    });
+    const held = Number(r.stdout.trim());
+    expect(alive(held)).toBe(true);
+    process.kill(held, 'SIGKILL');
+    expect(r).toMatchObject({ exitCode: 0, timedOut: false, aborted: false });
+    expect(r.durationMs).toBeLessThan(10_000);
+  });
+
   it('caps memory but keeps the head and the tail of the output', async () => {
     const r = await runProcessGroup({
       command: 'sh',
