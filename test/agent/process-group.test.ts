@@ -91,10 +91,10 @@ describe('runProcessGroup', () => {
     // environment reads empty for that instant); without the grace, 'close' never came.
     const dir = mkdtempSync(join(tmpdir(), 'nb-pg-'));
     // The leader waits until the other is in its own session, then exits.
-    const escape = `env -u ${TAG_VAR} setsid sh -c 'echo $$ > pid; exec sleep 300' &`;
+    const leaveGroup = `env -u ${TAG_VAR} setsid sh -c 'echo $$ > pid; exec sleep 300' &`;
     const r = await runProcessGroup({
       command: 'sh',
-      args: ['-c', `${escape} while [ ! -s pid ]; do sleep 0.05; done; cat pid`],
+      args: ['-c', `${leaveGroup} while [ ! -s pid ]; do sleep 0.05; done; cat pid`],
       cwd: dir,
       env,
       timeoutMs: 60_000,

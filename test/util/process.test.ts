@@ -25,10 +25,14 @@ describe('run', () => {
   it('returns after a grace when a process that left the group holds its pipes', async () => {
     // Before, 'close' never came: a test runner's daemon in its own session hung verification.
     const dir = mkdtempSync(join(tmpdir(), 'nb-run-'));
-    const escape = "setsid sh -c 'echo $$ > pid; exec sleep 300' &";
-    const r = await run('sh', ['-c', `${escape} while [ ! -s pid ]; do sleep 0.05; done; cat pid`], {
-      cwd: dir,
-    });
+    const leaveGroup = "setsid sh -c 'echo $$ > pid; exec sleep 300' &";
+    const r = await run(
+      'sh',
+      ['-c', `${leaveGroup} while [ ! -s pid ]; do sleep 0.05; done; cat pid`],
+      {
+        cwd: dir,
+      },
+    );
     const held = Number(r.stdout.trim());
     expect(alive(held)).toBe(true);
     process.kill(held, 'SIGKILL');
