@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The base image the container tests run in, built here from Debian's packages (these machines
 # reach no image registry): a minimal bookworm root filesystem (debootstrap --variant=minbase)
-# with python3, pytest, git and curl (the adversarial agents use them), plus the Node 22 runtime NanoBench already installed from the npm
+# with python3, pytest, git and curl (the adversarial agents use them), plus the Node runtime NanoBench already installed from the npm
 # registry (runtime/) and the npm package of the host's npm, imported as an image. Built once: its tag is a digest of this script and
 # of that node, so a second call (or a second test file) finds it and prints its name at once.
 # Prints the image reference on stdout; progress goes to stderr. Measured on the project's

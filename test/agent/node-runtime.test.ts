@@ -15,7 +15,7 @@ describe('resolveNodeRuntime', () => {
     expect(['v22.18.9', 'v20.20.2', 'garbage'].map(isSupportedNode)).toEqual([false, false, false]);
   });
 
-  it('falls back from an old node on PATH to the packaged Node 22', async () => {
+  it('falls back from an old node on PATH to the packaged Node', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'nb-node-'));
     try {
       // A Node 20 whatever node runs the tests (the Node 20 of old was process.execPath, which
@@ -30,7 +30,7 @@ describe('resolveNodeRuntime', () => {
       await expect(
         resolveNodeRuntime({ nodePath: path.join(dir, 'node'), env: {} }),
       ).rejects.toThrow(
-        /--node .* is Node 20\.11\.1; Nanocoder needs >= 22\.19\. .*pass --node \/path\/to\/node22/,
+        /--node .* is Node 20\.11\.1; Nanocoder needs >= 22\.19\. .*pass --node \/path\/to\/node24/,
       );
       await expect(resolveNodeRuntime({ nodePath: '/nonexistent/node', env: {} })).rejects.toThrow(
         /not a runnable node binary/,
