@@ -60,10 +60,16 @@ writeFileSync(join(scripts, 'competent.json'), JSON.stringify(competent));
 // a Nanocoder process and everything under it is the agent, the rest (suites, git) the suites.
 function sampler(rootPid) {
   const seen = new Map(); // pid -> { ticks, kind }
+  // Processes found outside the tree are not read again: the sampler's own CPU is part of the
+  // machine's (machine_cpu_s), and reading every process's stat 20 times a second cost 4 core-s
+  // in a run. A foreign pid that is gone is forgotten (its number may come back, as ours).
+  let foreign = new Set();
   const tick = () => {
     const procs = new Map();
-    for (const name of readdirSync('/proc')) {
-      if (!/^\d+$/.test(name)) continue;
+    const listed = readdirSync('/proc');
+    foreign = new Set(listed.filter((name) => foreign.has(name)));
+    for (const name of listed) {
+      if (!/^\d+$/.test(name) || foreign.has(name)) continue;
       try {
         const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
         const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -90,6 +96,7 @@ function sampler(rootPid) {
     for (const [pid, p] of procs) {
       const kind = kindOf(pid);
       if (kind) seen.set(pid, { ticks: Math.max(p.ticks, seen.get(pid)?.ticks ?? 0), kind });
+      else if (p.ppid <= 1 || foreign.has(String(p.ppid))) foreign.add(String(pid));
     }
   };
   const timer = setInterval(tick, 50);
