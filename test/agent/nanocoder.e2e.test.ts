@@ -9,6 +9,7 @@ import { NanocoderAgent } from '../../src/agent/nanocoder.js';
 import { parseScript } from '../../src/provider/script-schema.js';
 import { type ScriptedServer, startScriptedServer } from '../../src/provider/scripted-server.js';
 import { validateAgainst } from '../helpers/json-schema.js';
+import { alive } from '../helpers/processes.js';
 import { makeTrialDirs, trialContext } from './nanocoder-helpers.js';
 
 const MODEL = 'e2e-model';
@@ -53,16 +54,6 @@ const script = parseScript(
   },
   'e2e script',
 );
-
-/** Alive and not a zombie (PID 1 in a container may never reap orphans). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe('Nanocoder adapter with the real binary', () => {
   let server: ScriptedServer;

@@ -9,17 +9,9 @@ import {
   runProcessGroup,
   TAG_VAR,
 } from '../../src/util/process-group.js';
+import { alive } from '../helpers/processes.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-const alive = (pid: number) => {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return s[s.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return false;
-  }
-};
-
 describe('runProcessGroup', () => {
   it('stdoutFile: all of what a Node program writes before process.exit arrives', async () => {
     // Node writes to a pipe asynchronously: through a pipe, what is still queued at exit is lost.

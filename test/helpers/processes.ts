@@ -35,6 +35,16 @@ export function processesWith(marker: string): number[] {
     .map(Number);
 }
 
+/** Alive and not a zombie (PID 1 in a container may never reap orphans). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `f` returns true or `ms` pass; returns its last answer. */

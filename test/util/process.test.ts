@@ -3,15 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/util/process.js';
-
-const alive = (pid: number) => {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return s[s.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return false;
-  }
-};
+import { alive } from '../helpers/processes.js';
 
 describe('run', () => {
   it('kills a background job of the group when the leader exits', async () => {
