@@ -293,9 +293,10 @@ export class NanocoderAgent implements Agent {
     const env = agentEnv(ctx.env);
     for (const k of Object.keys(env)) if (k.startsWith('NANOCODER_')) delete env[k]; // incl. LOG_LEVEL
     Object.assign(env, {
-      PATH: [path.dirname(node.path), ctx.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin'].join(
-        path.delimiter,
-      ),
+      // The PATH the suites get, not Nanocoder's Node first: the agent's tools (`node --test`,
+      // `npm test`, a native addon built at install) must run on the Node that grades them.
+      // Nanocoder itself is started by its Node's absolute path.
+      PATH: ctx.env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin',
       HOME: dirs.home,
       NO_COLOR: '1',
       NANOCODER_CONFIG_DIR: dirs.config,

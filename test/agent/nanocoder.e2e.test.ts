@@ -1,5 +1,6 @@
 // End-to-end with the REAL Nanocoder binary against the scripted model server. Runs are
-// sequential (one file) and few: each costs about a second of Node 22 start-up plus the run.
+// sequential (one file) and few: each costs about a second of Node start-up plus the run.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -40,6 +41,13 @@ const script = parseScript(
       },
       context: {
         steps: [{ tool: 'read_file', args: { path: 'hello.txt' } }, { fail: 'context_http' }],
+      },
+      // The agent's tools run on the Node the suites run on, not on Nanocoder's own.
+      node_version: {
+        steps: [
+          { tool: 'execute_bash', args: { command: 'node --version > node.txt' } },
+          { final: 'Done.' },
+        ],
       },
       hang: {
         steps: [
@@ -104,6 +112,20 @@ describe('Nanocoder adapter with the real binary', () => {
       // The pinned profile reached Nanocoder (tune is read from our config dir, not the env JSON).
       expect((reqs[0].body as { tools: unknown[] }).tools).toHaveLength(20);
       expect(existsSync(path.join(t.scratchDir, 'logs', 'nanocoder.stdout'))).toBe(true);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("the agent's tools run on the suites' Node (PATH), not on Nanocoder's runtime", async () => {
+    const t = makeTrialDirs({ 'README.md': '# demo\n' });
+    try {
+      const r = await agent.run(
+        trialContext(t, { model: MODEL, endpoint: endpoint('node_version') }),
+      );
+      expect(r.exitKind).toBe('success');
+      const suites = execFileSync('node', ['--version'], { encoding: 'utf8' }).trim();
+      expect(readFileSync(path.join(t.workspace, 'node.txt'), 'utf8').trim()).toBe(suites);
     } finally {
       t.cleanup();
     }
