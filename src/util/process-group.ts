@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, createWriteStream, openSync, readSync, type WriteStream } from 'node:fs';
 import { readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { EXECUTION_VAR, executionDead, parseExecution, thisExecution } from './execution.js';
+import { closePipesAfter, killGroup } from './process.js';
 
 export interface GroupRunOptions {
   command: string;
@@ -86,15 +87,6 @@ class Capture {
   async close(): Promise<void> {
     const f = this.file;
     if (f) await new Promise<void>((resolve) => f.end(resolve));
-  }
-}
-
-function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // ESRCH: the group is already gone.
   }
 }
 
@@ -251,18 +243,15 @@ function readInto(capture: Capture, fd: number): void {
 /**
  * After the leader's exit, until our pipes close: sweep the tag again every 250 ms (one sweep can
  * miss a process caught mid-exec, whose environment reads empty for that instant), and after
- * `graceMs` stop waiting for whatever still holds them (a descendant that left both the group
- * and the tag): our ends are closed, so 'close' comes. Returns the function that stops both.
+ * `graceMs` stop waiting for a descendant that left both the group and the tag (closePipesAfter).
+ * Returns the function that stops both.
  */
 function holdersOfPipes(tag: string, child: ChildProcess, graceMs: number): () => void {
   const sweep = setInterval(() => void killTagged(tag, 'SIGKILL'), 250);
-  const giveUp = setTimeout(() => {
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-  }, graceMs);
+  const stopWaiting = closePipesAfter(child, graceMs);
   return () => {
     clearInterval(sweep);
-    clearTimeout(giveUp);
+    stopWaiting();
   };
 }
 

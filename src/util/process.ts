@@ -1,6 +1,6 @@
 // Spawning child processes in their own process group, so a timeout or the end of a trial
 // kills everything they started (test runners fork; agents run shells).
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface RunOptions {
   cwd: string;
@@ -24,6 +24,18 @@ export interface RunResult {
 const DEFAULT_MAX = 20 * 1024 * 1024;
 /** How long after the leader's exit its pipes may stay held open by something that escaped. */
 const PIPE_GRACE_MS = 5000;
+
+/**
+ * After the leader's exit: `graceMs` later, stop waiting for whatever still holds its pipes (a
+ * process that left the group): our ends are closed, so 'close' comes. Returns the cancel.
+ */
+export function closePipesAfter(child: ChildProcess, graceMs: number): () => void {
+  const giveUp = setTimeout(() => {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }, graceMs);
+  return () => clearTimeout(giveUp);
+}
 
 export function killGroup(pid: number | undefined, sig: NodeJS.Signals = 'SIGKILL'): void {
   if (!pid) return;
@@ -77,17 +89,14 @@ export function run(file: string, args: string[], opts: RunOptions): Promise<Run
     });
     // Whatever the leader left behind (background jobs) dies with it; one that left the group
     // and still holds our pipes is not waited for past a grace, or 'close' would never come.
-    let giveUp: NodeJS.Timeout | undefined;
+    let stopWaiting: (() => void) | undefined;
     child.on('exit', () => {
       killGroup(child.pid, 'SIGKILL');
-      giveUp = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      }, PIPE_GRACE_MS);
+      stopWaiting = closePipesAfter(child, PIPE_GRACE_MS);
     });
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
-      if (giveUp) clearTimeout(giveUp);
+      stopWaiting?.();
       opts.signal?.removeEventListener('abort', onAbort);
       const trunc = (len: number) =>
         len > max ? `\n[nanobench: output truncated, ${len} bytes in all]\n` : '';

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Task } from '../task/schema.js';
 import { InfraError } from '../util/errors.js';
@@ -169,11 +170,12 @@ async function runInstall(
   const timeoutMs = task.timeouts.verifier_sec * 1000 * 4;
   const command = task.install_command;
   const yarnCache = join(dir, 'yarn-cache');
+  // Removed asynchronously: a Yarn cache holds every tarball, and the proxy shares this loop.
   const r = await stillRunning(`installing ${task.task_id}`, () =>
     o.environment
       ? o.environment.run(cwd, command, timeoutMs, o.signal)
       : runOnHost(cwd, command, timeoutMs, { ...o, yarnCache }),
-  ).finally(() => rmSync(yarnCache, { recursive: true, force: true }));
+  ).finally(() => rm(yarnCache, { recursive: true, force: true }));
   if (o.signal?.aborted)
     throw new InfraError(
       'interrupted',
