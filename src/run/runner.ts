@@ -57,7 +57,7 @@ export function localExecutor(
         while (!signal.aborted && next < all.length) {
           const rank = next++;
           const spec = all[rank];
-          const mine = slots?.ranked?.(rank) ?? slots;
+          const mine = slots?.ranked?.(rank, spec.provider) ?? slots;
           onStart?.(spec);
           let rec: TrialRecord;
           try {
@@ -65,6 +65,8 @@ export function localExecutor(
           } catch (e) {
             if (!(e instanceof DiskFullError) || !onFatal) throw e;
             return onFatal(e);
+          } finally {
+            mine?.leave?.();
           }
           if (signal.aborted) return; // unfinished: --resume will run it
           // Its suites may have failed for want of space: not a result to keep.

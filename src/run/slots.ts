@@ -72,10 +72,15 @@ export class Slots implements TrialSlots {
     const pool =
       stage === 'start'
         ? this.starting
-        : stage === 'agent' && this.o.agentWaitsOn === 'model'
-          ? this.agentPool(provider)
+        : stage === 'agent'
+          ? this.agentStagePool(provider)
           : this.verify;
     return this.held(pool, signal, rank);
+  }
+
+  /** The pool an agent runs in: its provider's agent slots, or a verify slot if CPU-bound. */
+  private agentStagePool(provider: string): Pool {
+    return this.o.agentWaitsOn === 'model' ? this.agentPool(provider) : this.verify;
   }
 
   /**
@@ -132,11 +137,19 @@ export class Slots implements TrialSlots {
     };
   }
 
-  /** These slots as one trial asks for them: at its place `rank` in the run's order. */
-  ranked(rank: number): TrialSlots {
+  /**
+   * These slots as one trial asks for them: at its place `rank` in the run's order. With its
+   * `provider`, the trial is expected at its agent stage from now on: while its workspace is
+   * prepared, later-ranked trials that were ready sooner do not take its agent slot (the long
+   * trials the run put first would otherwise start last, and end it late). `leave` when the trial
+   * is over, whether or not its agent ran.
+   */
+  ranked(rank: number, provider?: string): TrialSlots {
+    const leave = provider ? this.agentStagePool(provider).expect(rank) : () => {};
     return {
-      acquire: (stage, provider, signal) => this.acquire(stage, provider, signal, rank),
-      requestGate: (provider) => this.requestGate(provider, rank),
+      acquire: (stage, p, signal) => this.acquire(stage, p, signal, rank),
+      requestGate: (p) => this.requestGate(p, rank),
+      leave,
     };
   }
 

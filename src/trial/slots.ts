@@ -13,8 +13,13 @@ export type SlotStage = 'agent' | 'start' | 'verify';
 
 export interface TrialSlots {
   acquire(stage: SlotStage, provider: string, signal?: AbortSignal): Promise<Release>;
-  /** The same slots as the trial at place `rank` of the run's order asks for them (lower first). */
-  ranked?(rank: number): TrialSlots;
+  /**
+   * The same slots as the trial at place `rank` of the run's order asks for them (lower first);
+   * with `provider`, its agent slot is kept for it while it prepares (src/run/slots.ts).
+   */
+  ranked?(rank: number, provider?: string): TrialSlots;
+  /** The trial is over: a place kept for it (`ranked`) goes to the others. */
+  leave?(): void;
   /** The request slots of `provider`, which the trial's model requests wait for at the proxy. */
   requestGate?(provider: string): RequestGate;
 }

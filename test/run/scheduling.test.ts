@@ -230,6 +230,57 @@ describe('the local pool with agent and verify slots', () => {
     store.close();
   });
 
+  it("starts agents in the run's order even when the first trials take longest to prepare", async () => {
+    const specs = plan(6);
+    const { paths, store } = setup(specs);
+    const started: number[] = [];
+    const endpointFor = (spec: TrialSpec) => ({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: String(spec.attempt),
+    });
+    const agent: Agent = {
+      name: 'fake',
+      run: async (ctx) => {
+        started.push(Number(ctx.endpoint!.apiKey));
+        await sleep(40);
+        return succeeded(40);
+      },
+    };
+    const base = services(counters(), 1);
+    let provisioned = 0;
+    // 2 request slots: 3 agents at once; 6 trials in flight. The first three dispatched (ranks
+    // 0-2) prepare their workspaces slowest, as a task's larger environment would.
+    const slots = new Slots({
+      verify: 2,
+      requests: new Map([['scripted', 2]]),
+      agentWaitsOn: 'model',
+    });
+    await executePlan({
+      store,
+      plan: specs,
+      concurrency: 6,
+      slots,
+      env: {
+        runId: 'r1',
+        paths,
+        agent,
+        keepWorkspaces: false,
+        endpointFor,
+        services: {
+          ...base,
+          provision: async (...args) => {
+            if (provisioned++ < 3) await sleep(60);
+            return base.provision!(...args);
+          },
+        },
+      },
+    });
+    expect(store.trials('r1').every((t) => t.label === 'pass')).toBe(true);
+    // Without a place kept for them, attempts 4-6 (ready 60 ms sooner) took the three agent slots.
+    expect(started.slice(0, 3).sort()).toEqual([1, 2, 3]);
+    store.close();
+  });
+
   it('starts a plan of 10,000 trials in well under a second, preparing only those in flight', async () => {
     const c = counters();
     const specs = plan(10_000);
