@@ -124,6 +124,40 @@ const succeeded = (ms: number) => ({
   timedOut: false,
 });
 
+/**
+ * The plan through the local pool with slots for a model-bound agent: `requests` request slots
+ * of the scripted provider, 2 verify slots, every trial in flight at once.
+ */
+function runModelBound(o: {
+  store: Store;
+  paths: RunPaths;
+  specs: TrialSpec[];
+  requests: number;
+  agent: Agent;
+  endpointFor: (spec: TrialSpec) => { baseUrl: string; apiKey: string };
+  services?: Partial<TrialServices>;
+}) {
+  const slots = new Slots({
+    verify: 2,
+    requests: new Map([['scripted', o.requests]]),
+    agentWaitsOn: 'model',
+  });
+  return executePlan({
+    store: o.store,
+    plan: o.specs,
+    concurrency: o.specs.length,
+    slots,
+    env: {
+      runId: 'r1',
+      paths: o.paths,
+      agent: o.agent,
+      keepWorkspaces: false,
+      endpointFor: o.endpointFor,
+      services: o.services ?? services(counters(), 1),
+    },
+  });
+}
+
 function setup(specs: TrialSpec[]) {
   const root = mkdtempSync(join(tmpdir(), 'nb-scheduling-'));
   const paths = new RunPaths(join(root, 'results.sqlite'));
@@ -201,25 +235,7 @@ describe('the local pool with agent and verify slots', () => {
         return succeeded(180);
       },
     };
-    const slots = new Slots({
-      verify: 2,
-      requests: new Map([['scripted', 8]]),
-      agentWaitsOn: 'model',
-    });
-    await executePlan({
-      store,
-      plan: specs,
-      concurrency: 8,
-      slots,
-      env: {
-        runId: 'r1',
-        paths,
-        agent,
-        keepWorkspaces: false,
-        endpointFor,
-        services: services(counters(), 1),
-      },
-    });
+    await runModelBound({ store, paths, specs, requests: 8, agent, endpointFor });
     const trials = store.trials('r1');
     expect(trials.every((t) => t.label === 'pass')).toBe(true);
     expect(c.maxStarting).toBe(2); // the start slots (as many as verify slots)
@@ -250,28 +266,18 @@ describe('the local pool with agent and verify slots', () => {
     let provisioned = 0;
     // 2 request slots: 3 agents at once; 6 trials in flight. The first three dispatched (ranks
     // 0-2) prepare their workspaces slowest, as a task's larger environment would.
-    const slots = new Slots({
-      verify: 2,
-      requests: new Map([['scripted', 2]]),
-      agentWaitsOn: 'model',
-    });
-    await executePlan({
+    await runModelBound({
       store,
-      plan: specs,
-      concurrency: 6,
-      slots,
-      env: {
-        runId: 'r1',
-        paths,
-        agent,
-        keepWorkspaces: false,
-        endpointFor,
-        services: {
-          ...base,
-          provision: async (...args) => {
-            if (provisioned++ < 3) await sleep(60);
-            return base.provision!(...args);
-          },
+      paths,
+      specs,
+      requests: 2,
+      agent,
+      endpointFor,
+      services: {
+        ...base,
+        provision: async (...args) => {
+          if (provisioned++ < 3) await sleep(60);
+          return base.provision!(...args);
         },
       },
     });
