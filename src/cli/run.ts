@@ -106,7 +106,10 @@ function addRunOptions(cmd: Command): Command {
       '--nanocoder <path>',
       'Nanocoder build to evaluate: a checkout directory or its dist/cli.js',
     )
-    .option('--node <path>', 'Node >= 22.19 binary to run Nanocoder with')
+    .option(
+      '--node <path>',
+      'Node >= 22.19 binary to run Nanocoder with (default: NANOBENCH_NODE, else the pinned runtime/, else node on PATH)',
+    )
     .option('--scripts <dir>', 'scripted model definitions, for --provider scripted')
     .option(
       '--providers-config <file>',

