@@ -213,7 +213,7 @@ export interface RunTally {
 /** Whether this process may write the database file and its directory (SQLite's -wal, -shm). */
 function writable(path: string): boolean {
   try {
-    accessSync(path, constants.W_OK);
+    if (existsSync(path)) accessSync(path, constants.W_OK);
     accessSync(dirname(path), constants.W_OK);
     return true;
   } catch {
@@ -239,6 +239,17 @@ const newerSchema = (path: string, version: number) =>
 /** What failed while opening, as one line naming the file. */
 function openError(path: string, e: unknown): UserError {
   if (e instanceof UserError) return e;
+  const abi =
+    /NODE_MODULE_VERSION (\d+)\. This version of Node\.js requires\s+NODE_MODULE_VERSION (\d+)/.exec(
+      (e as Error)?.message ?? '',
+    );
+  // Installed under one Node, run under another (nvm, a second Node on PATH): the database is
+  // not the problem, SQLite's native module is.
+  if (abi)
+    return new UserError(
+      'STORE_NATIVE_MODULE',
+      `better-sqlite3 was built for another Node.js (module version ${abi[1]}) than this one (${process.version}, module version ${abi[2]}): run "npm rebuild better-sqlite3" in NanoBench's directory with this Node, or run NanoBench with the Node it was installed with`,
+    );
   const bad = badDatabase(path, e);
   if (bad) return bad;
   if (!writable(path))

