@@ -27,7 +27,6 @@ export class Pool {
   constructor(
     public size: number,
     private readonly holdMs = PLACE_HOLD_MS,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /** Waiting now (for progress lines). */
@@ -40,7 +39,7 @@ export class Pool {
    * function is called because it never will), later-ranked trials do not take its slot.
    */
   expect(rank: number): Release {
-    const place = { rank, until: this.now() + this.holdMs };
+    const place = { rank, until: Date.now() + this.holdMs };
     this.expected.push(place);
     this.scheduleLapse();
     return () => this.forget(place);
@@ -79,7 +78,7 @@ export class Pool {
 
   /** Trials that come before `rank`: expected ones still held for, and (for a newcomer) waiters. */
   private ahead(rank: number, countWaiters: boolean): number {
-    const t = this.now();
+    const t = Date.now();
     const held = this.expected.filter((e) => e.rank < rank && e.until > t).length;
     return held + (countWaiters ? this.waiters.filter((w) => w.rank <= rank).length : 0);
   }
@@ -114,13 +113,13 @@ export class Pool {
     this.lapse = setTimeout(
       () => {
         this.lapse = undefined;
-        const t = this.now();
+        const t = Date.now();
         for (const e of this.expected.filter((x) => x.until <= t))
           this.expected.splice(this.expected.indexOf(e), 1);
         this.drain();
         this.scheduleLapse();
       },
-      Math.max(0, next - this.now()),
+      Math.max(0, next - Date.now()),
     );
     this.lapse.unref();
   }
